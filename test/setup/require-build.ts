@@ -1,0 +1,10 @@
+// Tests read the bundled spec and the rendered docs. `npm test` builds them first; a bare `vitest` run
+// without a build gets this message instead of a confusing ENOENT.
+import { existsSync } from 'node:fs';
+import { bundledJson, docsHtml } from '../../tools/lib/paths.ts';
+
+export default function requireBuild(): void {
+  for (const file of [bundledJson, docsHtml]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` (npm test does it for you).`);
+  }
+}

@@ -1,0 +1,86 @@
+// Rendering the docs: the bundled document plus what is derived from it for readers (the error catalog
+// table, the list of assumptions, an "Assumed" note on every assumed node), rendered by Redocly into one
+// self-contained HTML file (scripts inlined, no CDN).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { assumptions, errorCatalog, isObject, type Json, type OpenApiDocument } from '@payments/spec';
+import { bin, bundledJson, docsDir, docsHtml, docsSourceJson } from './paths.ts';
+import { runTool, step } from './steps.ts';
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function errorCatalogMarkdown(doc: OpenApiDocument): string {
+  const byCode = new Map<string, ReturnType<typeof errorCatalog>>();
+  for (const entry of errorCatalog(doc)) byCode.set(entry.code, [...(byCode.get(entry.code) ?? []), entry]);
+  const rows = [...byCode.entries()].map(([code, entries]) => {
+    const first = entries[0]!;
+    const statuses = [...new Set(entries.map((e) => e.status))].join(', ');
+    const ops = [...new Set(entries.map((e) => `\`${e.method.toUpperCase()} ${e.path}\``))].join('<br>');
+    const assumed = first.assumed ? ` *Assumed: ${cell(first.assumedReason ?? '')}*` : '';
+    return `| \`${code}\` | ${statuses} | ${ops} | ${cell(first.meaning)}${assumed} | ${cell(first.action)} | ${first.retryable ? 'yes, same key' : 'no'} |`;
+  });
+  return [
+    '### Error catalog',
+    '',
+    '| Code | Status | Operations | Meaning | What to do | Retried |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '`502` and `504` **without** a JSON body come from the edge network on any operation: the request may or may not have been processed; retry with the same `Idempotency-Key`.',
+  ].join('\n');
+}
+
+export function assumptionsMarkdown(doc: OpenApiDocument): string {
+  const rows = assumptions(doc).map((a) => `| \`${cell(decodePointer(a.pointer))}\` | ${cell(a.reason)} |`);
+  return [
+    'Where the provider\'s document says "not shown", this contract makes a conventional choice and marks it `x-assumed: true` with an `x-assumed-reason`. A contract test against a real server reports a mismatch on one of these as a warning, not a failure. Every such choice:',
+    '',
+    '| Where (JSON pointer in the bundled document) | Why |',
+    '|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** A copy of the document with the derived guides, and an "Assumed" note on each assumed node's description. */
+export function docsSource(doc: OpenApiDocument): OpenApiDocument {
+  const out = structuredClone(doc);
+  const annotate = (node: Json): void => {
+    if (Array.isArray(node)) return node.forEach(annotate);
+    if (!isObject(node)) return;
+    if (node['x-assumed'] === true && typeof node['x-assumed-reason'] === 'string') {
+      const note = `**Assumed:** ${node['x-assumed-reason']}`;
+      node.description = typeof node.description === 'string' ? `${node.description}\n\n${note}` : note;
+    }
+    Object.values(node).forEach(annotate);
+  };
+  annotate(out);
+
+  const tags = (out.tags as Json[]).filter(isObject);
+  const errors = tags.find((t) => t.name === 'Errors');
+  if (!errors) throw new Error('the document has no Errors tag for the catalog');
+  errors.description = `${String(errors.description ?? '')}\n\n${errorCatalogMarkdown(doc)}`;
+  tags.push({ name: 'Assumptions', 'x-traitTag': true, description: assumptionsMarkdown(doc) });
+  out.tags = tags;
+  const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
+  const guides = groups.find((g) => g.name === 'Guides');
+  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions');
+  return out;
+}
+
+export async function buildDocs(): Promise<void> {
+  const doc = JSON.parse(readFileSync(bundledJson, 'utf8')) as OpenApiDocument;
+  await step('derive docs source (error catalog, assumptions)', () => {
+    mkdirSync(docsDir, { recursive: true });
+    writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc), null, 2));
+  });
+  await runTool('redocly build-docs (self-contained HTML)', bin('redocly'), [
+    'build-docs',
+    docsSourceJson,
+    '--inlineBundle',
+    '--title',
+    'Payments API',
+    '-o',
+    docsHtml,
+  ]);
+}

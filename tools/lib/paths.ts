@@ -1,0 +1,13 @@
+// Where things are. One place, so tasks and tests agree.
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const specSource = join(root, 'openapi', 'openapi.yaml');
+export const specDist = join(root, 'packages', 'spec', 'dist');
+export const bundledYaml = join(specDist, 'openapi.yaml');
+export const bundledJson = join(specDist, 'openapi.json');
+export const docsDir = join(root, 'dist', 'docs');
+export const docsHtml = join(docsDir, 'index.html');
+export const docsSourceJson = join(root, 'dist', 'docs-source.json');
+export const bin = (name: string) => join(root, 'node_modules', '.bin', name);

@@ -1,0 +1,77 @@
+// Running the build's external tools as named steps: a header, the tool's own output when it fails, a
+// timing when it succeeds. A failing step throws StepError carrying the tool's message.
+import { spawn } from 'node:child_process';
+import { root } from './paths.ts';
+
+export class StepError extends Error {
+  readonly step: string;
+  readonly output: string;
+  constructor(step: string, output: string) {
+    super(`${step} failed:\n${output.trim()}`);
+    this.step = step;
+    this.output = output;
+  }
+}
+
+const isTty = process.stderr.isTTY;
+const dim = (s: string) => (isTty ? `\x1b[2m${s}\x1b[0m` : s);
+
+export function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Runs `cmd args`, capturing output; resolves with stdout, or throws StepError with everything it printed. */
+export function runTool(step: string, cmd: string, args: string[], opts: { quiet?: boolean } = {}): Promise<string> {
+  const started = performance.now();
+  if (!opts.quiet) log(`▶ ${step}`);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let all = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      all += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      all += chunk;
+    });
+    child.on('error', (err) => reject(new StepError(step, `could not start ${cmd}: ${err.message}`)));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new StepError(step, all));
+      if (!opts.quiet) log(dim(`  ✓ ${step} (${Math.round(performance.now() - started)} ms)`));
+      resolvePromise(stdout);
+    });
+  });
+}
+
+/** Runs an in-process step with the same header and timing. */
+export async function step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  const started = performance.now();
+  log(`▶ ${name}`);
+  try {
+    const result = await fn();
+    log(dim(`  ✓ ${name} (${Math.round(performance.now() - started)} ms)`));
+    return result;
+  } catch (err) {
+    if (err instanceof StepError) throw err;
+    throw new StepError(name, err instanceof Error ? (err.stack ?? err.message) : String(err));
+  }
+}
+
+/** Entry wrapper for tasks: prints a StepError as the tool's own message and exits 1. */
+export async function main(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof StepError) {
+      log(`\n✗ ${err.step} failed:\n\n${err.output.trim()}\n`);
+    } else {
+      log(`\n✗ ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    }
+    process.exit(1);
+  }
+}

@@ -1,0 +1,8 @@
+// npm run lint: Redocly on the source, then Spectral (oas, OWASP, our rules) on the bundle.
+import { buildContract } from '../lib/contract.ts';
+import { log, main } from '../lib/steps.ts';
+
+await main(async () => {
+  await buildContract();
+  log('lint clean');
+});

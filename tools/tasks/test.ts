@@ -1,0 +1,43 @@
+// npm test: everything the tests need on a fresh machine (Chromium for the docs test), then the build (a
+// lint failure stops here with the linter's message), then every vitest suite. Ends with the line
+// `N passed, N failed` that CI reads.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { buildContract } from '../lib/contract.ts';
+import { buildDocs } from '../lib/docs.ts';
+import { ensureChromium } from '../lib/chromium.ts';
+import { bin, root } from '../lib/paths.ts';
+import { log, StepError } from '../lib/steps.ts';
+
+const report = join(root, '.reports', 'vitest.json');
+
+function summary(passed: number, failed: number): never {
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exit(failed > 0 || passed === 0 ? 1 : 0);
+}
+
+try {
+  await ensureChromium();
+  await buildContract();
+  await buildDocs();
+} catch (err) {
+  log(err instanceof StepError ? `\n✗ ${err.step} failed:\n\n${err.output.trim()}\n` : `\n✗ ${String(err)}`);
+  summary(0, 1);
+}
+
+mkdirSync(join(root, '.reports'), { recursive: true });
+rmSync(report, { force: true });
+const args = ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const run = spawnSync(bin('vitest'), args, { cwd: root, stdio: 'inherit' });
+let passed = 0;
+let failed = 0;
+try {
+  const result = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+  passed = result.numPassedTests;
+  failed = result.numFailedTests;
+} catch {
+  log('vitest wrote no report (it crashed or found no tests)');
+}
+if (run.status !== 0 && failed === 0) failed = 1; // a suite that failed to load counts as a failure
+summary(passed, failed);
