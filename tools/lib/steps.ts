@@ -16,8 +16,11 @@ export class StepError extends Error {
 const isTty = process.stderr.isTTY;
 const dim = (s: string) => (isTty ? `\x1b[2m${s}\x1b[0m` : s);
 
+// Under vitest the build steps run inside tests: their progress lines would bury the test report.
+const silent = Boolean(process.env.VITEST);
+
 export function log(message: string): void {
-  process.stderr.write(`${message}\n`);
+  if (!silent) process.stderr.write(`${message}\n`);
 }
 
 /** Runs `cmd args`, capturing output; resolves with stdout, or throws StepError with everything it printed. */

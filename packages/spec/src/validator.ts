@@ -18,9 +18,9 @@ export function createValidator(doc: OpenApiDocument): SpecValidator {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: false, // OpenAPI adds keywords (example, x-*) that are not JSON Schema vocabulary
-    // JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-9 keeps
+    // JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-6 keeps
     // `multipleOf: 0.01` meaning "at most two decimal places".
-    multipleOfPrecision: 9,
+    multipleOfPrecision: 6,
   });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: DOC_ID } as object);

@@ -1,0 +1,115 @@
+// The linters are a gate: a spec that breaks one of our rules fails the build with the linter's message.
+// Each case copies openapi/ to a temp folder, breaks one thing in the source, and runs the build's own
+// lint steps on it (Redocly on the source, bundle, Spectral on the bundle).
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { bundle, redoclyLint, spectralLint } from '../../tools/lib/contract.ts';
+import { root } from '../../tools/lib/paths.ts';
+import { StepError } from '../../tools/lib/steps.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'lint-gate-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+type Yaml = Record<string, any>;
+interface Mutation {
+  name: string;
+  file: string;
+  change: (y: Yaml) => void;
+  expect: RegExp;
+}
+
+const mutations: Mutation[] = [
+  {
+    name: 'a POST without a required Idempotency-Key',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => delete y.post.parameters,
+    expect: /post-requires-idempotency-key/,
+  },
+  {
+    name: 'an error example not named by its code',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => {
+      const ex = y.post.responses['409'].content['application/json'].examples;
+      ex.terms = ex.authorized_user_terms_required;
+      delete ex.authorized_user_terms_required;
+    },
+    expect: /error-response-examples-per-code/,
+  },
+  {
+    name: 'an error response without the shared error schema',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => (y.post.responses['409'].content['application/json'].schema = { type: 'object' }),
+    expect: /error-responses-use-shared-schema/,
+  },
+  {
+    name: 'an operationId that is not camelCase',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => (y.post.operationId = 'issue_card'),
+    expect: /operation-id-camel-case/,
+  },
+  {
+    name: 'an operation tagged with another product',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => (y.post.tags = ['Banking']),
+    expect: /operation-tagged-with-its-product/,
+  },
+  {
+    name: 'a schema keyword outside the agreed subset',
+    file: 'components/schemas/Transfer.yaml',
+    change: (y) => (y.discriminator = { propertyName: 'status' }),
+    expect: /schema-subset-no-unsupported-keywords/,
+  },
+  {
+    name: 'a oneOf whose branches cannot be told apart',
+    file: 'components/schemas/UsdWireRecipientCreate.yaml',
+    change: (y) => (y.properties.rail.const = 'usd_ach'),
+    // Redocly (no-illogical-composition-keywords) catches this before Spectral does; either is the gate.
+    expect: /schema-oneof-distinguishable|no-illogical-composition-keywords/,
+  },
+  {
+    name: 'an assumption without a reason',
+    file: 'components/schemas/Rail.yaml',
+    change: (y) => delete y['x-assumed-reason'],
+    expect: /assumed-has-reason/,
+  },
+  {
+    name: 'an example that does not match its schema',
+    file: 'components/examples/responses/transfer_pending.yaml',
+    change: (y) => (y.value.status = 'settled'),
+    expect: /no-invalid-media-type-examples|oas3-valid-media-example/,
+  },
+];
+
+async function lintCopy(m: Mutation): Promise<string> {
+  const dir = join(work, m.name.replace(/\W+/g, '-'));
+  cpSync(join(root, 'openapi'), dir, { recursive: true });
+  const file = join(dir, m.file);
+  const y = parse(readFileSync(file, 'utf8')) as Yaml;
+  m.change(y);
+  writeFileSync(file, stringify(y));
+  try {
+    await redoclyLint(join(dir, 'openapi.yaml'));
+    await bundle(join(dir, 'openapi.yaml'), join(dir, 'bundle.yaml'), join(dir, 'bundle.json'));
+    await spectralLint(join(dir, 'bundle.yaml'), join(root, '.spectral.yaml'));
+  } catch (err) {
+    if (err instanceof StepError) return err.output;
+    throw err;
+  }
+  return '';
+}
+
+describe('a broken spec fails the lint gate with the linter message', () => {
+  it.each(mutations.map((m) => [m.name, m] as const))('%s', async (_name, m) => {
+    const output = await lintCopy(m);
+    expect(output, 'the broken spec passed every linter').not.toBe('');
+    expect(output).toMatch(m.expect);
+  });
+
+  it('the unbroken spec passes the same steps', async () => {
+    const output = await lintCopy({ name: 'unbroken', file: 'openapi.yaml', change: () => {}, expect: /^$/ });
+    expect(output).toBe('');
+  });
+});
