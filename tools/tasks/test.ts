@@ -1,7 +1,7 @@
 // npm test: everything the tests need on a fresh machine (Chromium for the docs test), then the build (a
 // lint failure stops here with the linter's message), then every vitest suite. Ends with the line
 // `N passed, N failed` that CI reads.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildContract } from '../lib/contract.ts';
@@ -13,7 +13,10 @@ import { log, StepError } from '../lib/steps.ts';
 const report = join(root, '.reports', 'vitest.json');
 
 function summary(passed: number, failed: number): never {
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  const line = `${passed} passed, ${failed} failed`;
+  mkdirSync(join(root, '.reports'), { recursive: true });
+  writeFileSync(join(root, '.reports', 'summary.txt'), `${line}\n`);
+  process.stdout.write(`${line}\n`);
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
