@@ -1,11 +1,14 @@
-// npm run build: lint the source, bundle, lint the bundle, render the docs.
+// npm run build: lint the source, bundle, lint the bundle, render the docs, generate the types and the
+// client's spec rules (under CI=true only check that the committed generated files match the spec).
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
+import { generateCode } from '../lib/codegen.ts';
 import { log, main } from '../lib/steps.ts';
 
 await main(async () => {
   const started = performance.now();
   await buildContract();
   await buildDocs();
+  await generateCode({ check: Boolean(process.env.CI) });
   log(`build done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });

@@ -1,0 +1,139 @@
+// createPaymentsClient: openapi-fetch with our layer. Per call it (1) fixes the Idempotency-Key of a POST
+// (the caller's, or a new random one), (2) checks the request against the spec's rules and sends nothing
+// when it breaks one, (3) sends through the retry loop, which re-sends the same Request, and (4) returns
+// the typed data with the key and the attempt count, or throws one of our errors carrying both.
+import createClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
+import type { paths } from '@payments/types';
+import { ApiError, EdgeError, PaymentsError, type ErrorContext } from './errors.ts';
+import { operationIds, retryableCodes } from './generated/spec-rules.ts';
+import { newIdempotencyKey } from './idempotency.ts';
+import { policyFor, type RetryOptions } from './policy.ts';
+import { parseRetryAfter, retryingFetch, sleep, type RetryEvent, type Runtime } from './retry-fetch.ts';
+import { checkBody, checkIdempotencyKey } from './validate.ts';
+
+/** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
+type KeyOptional<Op> = Op extends { parameters: { header: infer H } }
+  ? Omit<Op, 'parameters'> & { parameters: Omit<Op['parameters'], 'header'> & { header?: Partial<H> } }
+  : Op;
+export type ClientPaths = {
+  [P in keyof paths]: { [M in keyof paths[P]]: M extends 'post' ? KeyOptional<paths[P][M]> : paths[P][M] };
+};
+type PathsWith<M extends 'get' | 'post'> = { [P in keyof ClientPaths]: ClientPaths[P] extends { [K in M]: {} } ? P : never }[keyof ClientPaths];
+type Op<P extends keyof ClientPaths, M extends 'get' | 'post'> = ClientPaths[P][M & keyof ClientPaths[P]] & Record<string | number, any>;
+type Data<P extends keyof ClientPaths, M extends 'get' | 'post'> = NonNullable<
+  Extract<FetchResponse<Op<P, M>, {}, 'application/json'>, { error?: never }>['data']
+>;
+
+export interface CallOptions {
+  /** The key for this call (else a new random one). Derive it with deriveIdempotencyKey() to make it resumable. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+type Init<P extends keyof ClientPaths, M extends 'get' | 'post'> = NonNullable<MaybeOptionalInit<ClientPaths[P], M>> & CallOptions;
+
+export interface Result<D> {
+  data: D;
+  response: Response;
+  /** The key every attempt carried (POST only). */
+  idempotencyKey: string | undefined;
+  attempts: number;
+}
+
+export interface LogEvent {
+  event: 'retry' | 'success' | 'failure';
+  operationId: string | undefined;
+  idempotencyKey: string | undefined;
+  attempts: number;
+  status?: number;
+  code?: string;
+  delayMs?: number;
+}
+
+export interface PaymentsClientOptions {
+  apiKey: string;
+  baseUrl: string;
+  /** A custom fetch (tests, proxies, instrumentation). */
+  fetch?: (request: Request) => Promise<Response>;
+  retry?: RetryOptions;
+  /** Per attempt, not per call. Default 30 s. */
+  timeoutMs?: number;
+  /** Injectable wait, e.g. virtual time in tests. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Injectable clock for the retry deadline (pair it with `sleep`). */
+  now?: () => number;
+  random?: () => number;
+  onRetry?: (event: RetryEvent) => void;
+  /** Redacted events: never headers, bodies or the API key. */
+  logger?: (event: LogEvent) => void;
+  /** API keys are server-only; set this to run in a browser anyway. */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+const inBrowser = () => typeof (globalThis as { document?: unknown }).document !== 'undefined';
+
+export function createPaymentsClient(options: PaymentsClientOptions) {
+  if (inBrowser() && !options.dangerouslyAllowBrowser) {
+    throw new PaymentsError('API keys are server-only: this client refuses to run in a browser (see dangerouslyAllowBrowser)', false);
+  }
+  if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', false);
+  const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const log = options.logger;
+  const runtime: Runtime = {
+    fetch: baseFetch,
+    sleep: options.sleep ?? sleep,
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    onRetry: (event) => {
+      options.onRetry?.(event);
+      log?.({ event: 'retry', operationId: event.operationId, idempotencyKey: event.idempotencyKey, attempts: event.attempt, delayMs: event.delayMs, ...(typeof event.reason === 'number' ? { status: event.reason } : {}), ...(event.code ? { code: event.code } : {}) });
+    },
+  };
+
+  async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
+    const { idempotencyKey, ...rest } = init;
+    const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
+    const header = { ...rest.params?.header };
+    const key: string | undefined = method === 'POST' ? (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey()) : undefined;
+    const context: ErrorContext & { attempts: number } = { operationId, idempotencyKey: key, attempts: 0 };
+    if (key !== undefined) {
+      checkIdempotencyKey(operationId ?? '', key, context);
+      header['Idempotency-Key'] = key;
+    }
+    const body = rest.body === undefined ? undefined : checkBody(operationId ?? '', rest.body, context);
+    const fetch = retryingFetch(runtime, policyFor(operationId, options.retry), context);
+    const { data, error, response } = await api.request(method as 'get', path as never, {
+      ...rest,
+      ...(body === undefined ? {} : { body }),
+      params: { ...rest.params, header },
+      fetch,
+    } as never);
+    if (response.ok) {
+      log?.({ event: 'success', operationId, idempotencyKey: key, attempts: context.attempts, status: response.status });
+      return { data, response, idempotencyKey: key, attempts: context.attempts };
+    }
+    const failure = toError(response, error, context);
+    log?.({ event: 'failure', operationId, idempotencyKey: key, attempts: context.attempts, status: response.status, ...('code' in failure ? { code: String(failure.code) } : {}) });
+    throw failure;
+  }
+
+  return {
+    GET: <P extends PathsWith<'get'>>(path: P, ...init: {} extends Init<P, 'get'> ? [Init<P, 'get'>?] : [Init<P, 'get'>]) =>
+      call('GET', path, init[0]) as Promise<Result<Data<P, 'get'>>>,
+    POST: <P extends PathsWith<'post'>>(path: P, init: Init<P, 'post'>) => call('POST', path, init) as Promise<Result<Data<P, 'post'>>>,
+  };
+}
+
+export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
+
+function toError(response: Response, body: unknown, context: ErrorContext & { attempts: number }): PaymentsError {
+  const { status } = response;
+  const json = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
+  if ((status === 502 || status === 504) && !json) return new EdgeError(status, context);
+  const code = typeof json?.code === 'string' ? json.code : undefined;
+  // Retryable: the catalog says so, or the status class means the outcome is unknown/transient.
+  const retryable = code ? (retryableCodes as readonly string[]).includes(code) || status === 502 || status === 504 : status === 429 || status >= 502;
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+  return new ApiError(status, json, retryable, { ...context, retryAfter: retryAfterMs === undefined ? undefined : retryAfterMs / 1000 });
+}

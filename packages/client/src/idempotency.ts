@@ -1,0 +1,29 @@
+// Idempotency keys: the caller's own, one derived from the caller's stable id for the operation, or a
+// random one for a single call. A derived key is deterministic, so a restarted process that pays the same
+// invoice sends the same key and the service returns the original result instead of paying twice.
+
+/** This library's UUIDv5 namespace (a fixed random UUID). Pass your own to keep keys apart per system. */
+export const KEY_NAMESPACE = '3a8f7c52-9d1e-4b6a-8f2c-5e7d9a1b3c40';
+
+export function newIdempotencyKey(): string {
+  return crypto.randomUUID();
+}
+
+/**
+ * UUIDv5 of `operation:stableId` in `namespace` (RFC 9562, SHA-1 via Web Crypto, so it runs on Node, Deno,
+ * Bun and edge runtimes). Use the id of the thing being paid (`invoice-42`), never a hash of the payload.
+ */
+export async function deriveIdempotencyKey(operation: string, stableId: string, namespace = KEY_NAMESPACE): Promise<string> {
+  if (!stableId) throw new TypeError('deriveIdempotencyKey needs a non-empty stable id');
+  const ns = namespace.replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace must be a UUID');
+  const name = new TextEncoder().encode(`${operation}:${stableId}`);
+  const data = new Uint8Array(16 + name.length);
+  for (let i = 0; i < 16; i++) data[i] = parseInt(ns.slice(i * 2, i * 2 + 2), 16);
+  data.set(name, 16);
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', data)).slice(0, 16);
+  hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
+  hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = [...hash].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
