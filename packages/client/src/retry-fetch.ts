@@ -67,6 +67,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Er
     const caller = request.signal;
     let unavailable = 0;
     for (;;) {
+      if (caller.aborted) throw new AbortError(context);
       context.attempts++;
       const timeout = AbortSignal.timeout(runtime.timeoutMs);
       let response: Response | undefined;

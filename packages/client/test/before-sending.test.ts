@@ -1,0 +1,133 @@
+// What the client does before anything is sent: the key of each call, the spec's rules on keys and
+// bodies (bad input → a typed error and no request), amount normalization, auth headers, browsers.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { errorCodes } from '@payments/types';
+import { KEY_NAMESPACE, ValidationError, createPaymentsClient, deriveIdempotencyKey, normalizeAmount } from '../src/index.ts';
+import { scriptedServer } from './scripted-fetch.ts';
+
+const API_KEY = 'svc_live_beforesending01';
+const created = { status: 201, json: { id: 'x_1' } };
+
+function setup() {
+  const server = scriptedServer([created]);
+  const client = createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1/', fetch: server.fetch, sleep: server.sleep, now: server.now });
+  return { server, client };
+}
+
+async function refused(promise: Promise<unknown>): Promise<ValidationError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ValidationError);
+    return err as ValidationError;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('checkout session validation (codes read from the spec)', () => {
+  it.each([0, -1, '0.00', '37.456', 37.456, 1.005, 'abc', '1e3', '', ' 1'])('amount %j → invalid_checkout_session_amount, nothing sent', async (amount) => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount: amount as never, paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' }));
+    expect(err).toMatchObject({ code: 'invalid_checkout_session_amount', field: 'amount', attempts: 0, idempotencyKey: 'cart-1:session', retryable: false });
+    expect(server.sent).toHaveLength(0);
+  });
+
+  it('amount and discountPercent together → checkout_session_pricing_conflict, nothing sent', async () => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount: '10.00', discountPercent: 5 }, idempotencyKey: 'cart-1:session' }));
+    expect(err.code).toBe('checkout_session_pricing_conflict');
+    expect(server.sent).toHaveLength(0);
+    expect(Object.values(errorCodes.createCheckoutSession).flat()).toContain(err.code);
+  });
+
+  it.each(['short', 'has space in it', 'slash/not/allowed', 'x'.repeat(201)])('checkout key %j → refused before sending', async (key) => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/checkout/products', { body: {}, idempotencyKey: key }));
+    expect(err).toMatchObject({ field: 'Idempotency-Key', code: 'invalid_request' });
+    expect(server.sent).toHaveLength(0);
+  });
+
+  it('an empty key on a banking POST → refused', async () => {
+    const { client } = setup();
+    await refused(client.POST('/v1/banking/transfers', { body: { recipientId: 'r', amount: '1.00' }, idempotencyKey: '' }));
+  });
+
+  it('37.45 and "37.45" are one request identity: both send "37.45"', async () => {
+    const { server, client } = setup();
+    await client.POST('/v1/checkout/sessions', { body: { amount: 37.45, paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' });
+    await client.POST('/v1/checkout/sessions', { body: { amount: '37.45', paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' });
+    expect(server.sent.map((s) => s.body)).toEqual([
+      { amount: '37.45', paymentMethod: 'pix' },
+      { amount: '37.45', paymentMethod: 'pix' },
+    ]);
+  });
+
+  it('normalizes to two decimals', () => {
+    const pattern = '^(?:0\\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\\.[0-9]{1,2})?)$';
+    expect([37.45, '37.45', 37.5, '37.5', 100, '100', 0.07, '0.07'].map((a) => normalizeAmount(a, pattern))).toEqual([
+      '37.45', '37.45', '37.50', '37.50', '100.00', '100.00', '0.07', '0.07',
+    ]);
+  });
+});
+
+describe('keys', () => {
+  it('a POST without a key gets one random key, the same on the request and the result', async () => {
+    const { server, client } = setup();
+    const result = await client.POST('/v1/cards', { body: {} });
+    expect(result.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.keys()).toEqual([result.idempotencyKey]);
+  });
+
+  it('the caller key can also come as the header parameter', async () => {
+    const { server, client } = setup();
+    const result = await client.POST('/v1/cards', { body: {}, params: { header: { 'Idempotency-Key': 'employee-1:card' } } });
+    expect(server.keys()).toEqual(['employee-1:card']);
+    expect(result.idempotencyKey).toBe('employee-1:card');
+  });
+
+  it('derived keys are UUIDv5: deterministic, distinct per operation and id, valid for checkout', async () => {
+    const a = await deriveIdempotencyKey('createTransfer', 'invoice-42');
+    expect(await deriveIdempotencyKey('createTransfer', 'invoice-42')).toBe(a);
+    expect(await deriveIdempotencyKey('createTransfer', 'invoice-43')).not.toBe(a);
+    expect(await deriveIdempotencyKey('issueCard', 'invoice-42')).not.toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a).toMatch(/^[A-Za-z0-9._:-]{8,200}$/);
+    // Independent computation with node:crypto (RFC 9562 §5.5).
+    const sha = createHash('sha1').update(Buffer.from(KEY_NAMESPACE.replace(/-/g, ''), 'hex')).update('createTransfer:invoice-42').digest();
+    sha[6] = (sha[6]! & 0x0f) | 0x50;
+    sha[8] = (sha[8]! & 0x3f) | 0x80;
+    const hex = sha.subarray(0, 16).toString('hex');
+    expect(a).toBe(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+  });
+});
+
+describe('auth and environment', () => {
+  it('sends x-api-key on every request and no other auth header; Idempotency-Key only on POSTs', async () => {
+    const server = scriptedServer([{ status: 200, json: {} }]);
+    const client = createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1', fetch: server.fetch });
+    await client.GET('/v1/banking/balance');
+    await client.GET('/v1/banking/transfers/{transferId}', { params: { path: { transferId: 'trf_1' } } });
+    await client.POST('/v1/cards', { body: {} });
+    for (const sent of server.sent) {
+      expect(sent.headers['x-api-key']).toBe(API_KEY);
+      expect(sent.headers.authorization).toBeUndefined();
+    }
+    expect(server.sent.map((s) => [s.method, s.path, Boolean(s.headers['idempotency-key'])])).toEqual([
+      ['GET', '/v1/banking/balance', false],
+      ['GET', '/v1/banking/transfers/trf_1', false],
+      ['POST', '/v1/cards', true],
+    ]);
+  });
+
+  it('refuses to start in a browser unless explicitly allowed', () => {
+    const g = globalThis as { document?: unknown };
+    g.document = {};
+    try {
+      expect(() => createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1' })).toThrow(/server-only/);
+      expect(() => createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1', dangerouslyAllowBrowser: true })).not.toThrow();
+    } finally {
+      delete g.document;
+    }
+  });
+});
