@@ -12,6 +12,7 @@ const DEFAULT_PATH = '/usr/bin/chromium';
 const APT_GET = '/usr/bin/apt-get';
 const UPDATE_TIMEOUT_MS = 5 * 60_000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
+const LOCK_TIMEOUT_S = 120;
 
 /** Start flags that work on this workplace's machines (see the toolchain notes, section "Browser"). */
 export const CHROMIUM_FLAGS = [
@@ -104,8 +105,10 @@ async function findOrInstall(): Promise<string> {
   say(`${DEFAULT_PATH} not found: installing Debian's chromium package (apt-get update, apt-get install chromium; may take a few minutes)`);
   const started = performance.now();
   try {
-    await runCaptured(APT_GET, ['update'], UPDATE_TIMEOUT_MS);
-    await runCaptured(APT_GET, ['install', '-y', '--no-install-recommends', 'chromium'], INSTALL_TIMEOUT_MS);
+    // Wait for a dpkg lock held by another apt run instead of failing at once (bounded by the timeout).
+    const lock = ['-o', `DPkg::Lock::Timeout=${LOCK_TIMEOUT_S}`];
+    await runCaptured(APT_GET, [...lock, 'update'], UPDATE_TIMEOUT_MS);
+    await runCaptured(APT_GET, [...lock, 'install', '-y', '--no-install-recommends', 'chromium'], INSTALL_TIMEOUT_MS);
   } catch (err) {
     throw new Error(`Installing Chromium failed: ${err instanceof Error ? err.message : String(err)}\n${HOW_TO_INSTALL}`);
   }

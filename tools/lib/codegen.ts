@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { errorCatalog, operations, type OpenApiDocument } from '@payments/spec';
 import { specRulesModule } from './spec-rules.ts';
-import { bundledJson, bundledYaml, root } from './paths.ts';
-import { step, StepError } from './steps.ts';
+import { bin, bundledJson, bundledYaml, root } from './paths.ts';
+import { runTool, step, StepError } from './steps.ts';
 
 export const generatedDir = join(root, 'packages', 'types', 'src', 'generated');
 const openapiFile = join(generatedDir, 'openapi.ts');
@@ -75,4 +75,11 @@ export async function generateCode(opts: { check?: boolean } = {}): Promise<void
   await step('generate types and client rules from the spec', async () => {
     for (const [file, content] of await expected()) writeFileSync(file, content);
   });
+}
+
+/** Compiles the publishable packages (types, then client) to dist/: JS + declarations, as consumers get them. */
+export async function compilePackages(): Promise<void> {
+  for (const name of ['types', 'client']) {
+    await runTool(`tsc packages/${name} → dist`, bin('tsc'), ['-p', join(root, 'packages', name, 'tsconfig.build.json')]);
+  }
 }

@@ -83,4 +83,33 @@ export async function buildDocs(): Promise<void> {
     '-o',
     docsHtml,
   ]);
+  await step('keep the docs page offline (no CDN logo)', () => {
+    writeFileSync(docsHtml, withoutRemoteAssets(readFileSync(docsHtml, 'utf8')));
+  });
+}
+
+// Redoc 3's sidebar footer ("API docs by Redocly") always renders an <img> whose src is hard-coded to
+// Redocly's CDN, even with --inlineBundle and telemetry off, and no Redoc option hides it. Every reader's
+// browser would fetch it (a request to a third party; offline, a failed request and a console error). The
+// bundle inlined in the page is rewritten to use a local data: image instead. The browser test
+// (test/docs/docs.browser.test.ts) fails on any request leaving the page's host, so a new remote asset in
+// a later Redoc shows up there.
+const REMOTE_ASSETS: Record<string, string> = {
+  'https://cdn.redoc.ly/redoc/logo-mini-full.svg': svgDataUri(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="62" height="16" viewBox="0 0 62 16"><text x="0" y="12.5" font-family="sans-serif" font-size="13" font-weight="600" fill="#0044d4">Redocly</text></svg>',
+  ),
+  'https://cdn.redoc.ly/redoc/logo-mini.svg': svgDataUri(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><text x="3" y="12.5" font-family="sans-serif" font-size="13" font-weight="700" fill="#0044d4">R</text></svg>',
+  ),
+};
+
+function svgDataUri(svg: string): string {
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/** The rendered page with the remote assets Redoc would load replaced by inline ones. */
+export function withoutRemoteAssets(html: string): string {
+  let out = html;
+  for (const [remote, local] of Object.entries(REMOTE_ASSETS)) out = out.split(remote).join(local);
+  return out;
 }

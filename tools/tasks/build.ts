@@ -2,7 +2,7 @@
 // client's spec rules (under CI=true only check that the committed generated files match the spec).
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { generateCode } from '../lib/codegen.ts';
+import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { log, main } from '../lib/steps.ts';
 
 await main(async () => {
@@ -10,5 +10,6 @@ await main(async () => {
   await buildContract();
   await buildDocs();
   await generateCode({ check: Boolean(process.env.CI) });
+  await compilePackages();
   log(`build done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 });

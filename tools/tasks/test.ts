@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { generateCode } from '../lib/codegen.ts';
+import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { ensureChromium } from '../lib/chromium.ts';
 import { bin, root } from '../lib/paths.ts';
 import { log, StepError } from '../lib/steps.ts';
@@ -26,6 +26,7 @@ try {
   await buildContract();
   await buildDocs();
   await generateCode({ check: Boolean(process.env.CI) });
+  await compilePackages();
 } catch (err) {
   log(err instanceof StepError ? `\n✗ ${err.step} failed:\n\n${err.output.trim()}\n` : `\n✗ ${String(err)}`);
   summary(0, 1);

@@ -18,9 +18,9 @@ export const errorCodes = {
   },
   "createRecipient": {
     "400": [
+      "invalid_request",
       "recipient_rail_unsupported",
-      "invalid_destination_address",
-      "invalid_request"
+      "invalid_destination_address"
     ],
     "401": [
       "invalid_api_key"
@@ -128,9 +128,9 @@ export const errorCodes = {
   },
   "createCheckoutSession": {
     "400": [
+      "invalid_request",
       "invalid_checkout_session_amount",
-      "checkout_session_pricing_conflict",
-      "invalid_request"
+      "checkout_session_pricing_conflict"
     ],
     "401": [
       "invalid_api_key"

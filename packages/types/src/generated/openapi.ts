@@ -182,11 +182,6 @@ export type components = {
         /**
          * Error
          * @description The one error body of every 4xx and 5xx response except the edge network's 502/504. Branch on `code`; the lists of codes are not exhaustive, so handle unknown codes by status class.
-         * @example {
-         *       "error": "Recipient not found.",
-         *       "code": "recipient_not_found",
-         *       "requestId": "9f0c2a6e-3b1d-4c55-8e2a-7d4f1b6a0c11"
-         *     }
          */
         Error: {
             /** @description Human-readable message. */
