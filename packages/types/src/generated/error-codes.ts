@@ -33,6 +33,9 @@ export const errorCodes = {
       "recipient_already_exists",
       "recipient_partner_sync_failed"
     ],
+    "413": [
+      "payload_too_large"
+    ],
     "429": [
       "rate_limit_exceeded"
     ],
@@ -58,6 +61,9 @@ export const errorCodes = {
       "wallet_recipient_required",
       "banking_transfer_attempt_pending_review",
       "banking_transfer_idempotency_conflict"
+    ],
+    "413": [
+      "payload_too_large"
     ],
     "422": [
       "pix_recipient_bank_not_supported",
@@ -101,6 +107,9 @@ export const errorCodes = {
     "409": [
       "authorized_user_terms_required"
     ],
+    "413": [
+      "payload_too_large"
+    ],
     "429": [
       "rate_limit_exceeded"
     ],
@@ -118,6 +127,9 @@ export const errorCodes = {
     ],
     "403": [
       "api_access_disabled"
+    ],
+    "413": [
+      "payload_too_large"
     ],
     "429": [
       "rate_limit_exceeded"
@@ -137,6 +149,9 @@ export const errorCodes = {
     ],
     "403": [
       "api_access_disabled"
+    ],
+    "413": [
+      "payload_too_large"
     ],
     "429": [
       "rate_limit_exceeded"

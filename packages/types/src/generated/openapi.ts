@@ -411,6 +411,15 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request body is larger than the server accepts. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request does not match the contract (malformed JSON, a missing or wrong-typed field, a missing or malformed Idempotency-Key). */
         InvalidRequest: {
             headers: {
@@ -544,6 +553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
             503: components["responses"]["ServiceUnavailable"];
@@ -607,6 +617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             /** @description The PIX payout could not be made; no funds were sent. */
             422: {
                 headers: {
@@ -708,6 +719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
             /** @description The card provider is briefly rate limited (`provider_rate_limited`, with `Retry-After`), or a temporary failure. Nothing was processed; repeat with the same Idempotency-Key. */
@@ -754,6 +766,7 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CheckoutForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
             503: components["responses"]["ServiceUnavailable"];
@@ -799,6 +812,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CheckoutForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
             /** @description The organization is not yet set up to accept PIX for checkout (configuration, not retried), or a temporary failure (retried with the same key). */
