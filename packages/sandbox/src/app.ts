@@ -1,0 +1,284 @@
+// The sandbox's request pipeline for the public API, in the order a request meets it:
+// route (from the spec) → body size → auth (x-api-key only, hashed) → rate limits → product access →
+// validation (spec schemas) → injected fault → idempotency → the operation's domain rules.
+// Every failure is the shared error body with a fresh requestId; no response carries CORS headers.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Contract, OperationContract } from './contract.ts';
+import { Failure } from './failure.ts';
+import { BodyTooLarge, readBody, sendEdge, sendJson, type LogLine, type Logger } from './http.ts';
+import { hashApiKey, sameHash, wellFormed } from './keys.ts';
+import { handlers } from './operations/index.ts';
+import { admitTransfer, insertTransfer, transferView } from './operations/banking.ts';
+import type { OperationContext, OperationResult } from './operations/context.ts';
+import type { FaultRecord, IdempotencyRecord, Organization, Store, Transaction, TransferStatus } from './store/types.ts';
+
+export interface SandboxOptions {
+  store: Store;
+  contract: Contract;
+  logger?: Logger;
+  /** Largest accepted request body in bytes (default 64 KiB). */
+  bodyLimit?: number;
+  /** Handles /admin/* requests (the admin surface), when given. */
+  admin?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+  now?: () => Date;
+}
+
+interface Request {
+  requestId: string;
+  op: OperationContract;
+  params: Record<string, string>;
+  org: Organization;
+  body: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+  log: LogLine;
+}
+
+const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
+
+export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
+  const { store, contract } = options;
+  const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  const now = options.now ?? (() => new Date());
+  const log = options.logger ?? (() => {});
+  for (const op of contract.operations) {
+    if (!handlers[op.operationId]) throw new Error(`the sandbox has no handler for ${op.operationId}`);
+  }
+
+  const fail = (res: ServerResponse, line: LogLine, failure: Failure) => {
+    const { status, meaning } = contract.error(failure.code);
+    line.status = status;
+    line.code = failure.code;
+    sendJson(res, status, { error: failure.detail ?? meaning, code: failure.code, requestId: line.requestId }, failure.headers);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const line: LogLine = { requestId, method: req.method ?? '', path: url.pathname, status: 0, ms: 0 };
+    try {
+      if (options.admin && url.pathname.startsWith('/admin/')) {
+        await options.admin(req, res, requestId);
+        line.status = res.statusCode;
+        return;
+      }
+      await api(req, res, url, line);
+    } catch (err) {
+      if (err instanceof Failure) fail(res, line, err);
+      else {
+        // A bug, not a contract outcome: a 503 with the shared body, never a stack trace.
+        line.status = 503;
+        line.code = 'temporarily_unavailable';
+        process.stderr.write(`sandbox: unexpected error for request ${requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
+        sendJson(res, 503, { error: 'Service temporarily unavailable.', code: 'temporarily_unavailable', requestId });
+      }
+    } finally {
+      line.ms = Math.round((performance.now() - started) * 100) / 100;
+      if (!line.status && line.fault !== 'drop_after_commit') line.status = res.statusCode;
+      log(line);
+    }
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL, line: LogLine): Promise<void> {
+    const matched = contract.match(req.method ?? '', url.pathname);
+    if (matched === undefined || matched === 'method-not-allowed') {
+      // Not an operation of the spec (OPTIONS preflights included): no CORS, just the error body.
+      const status = matched === undefined ? 404 : 405;
+      line.status = status;
+      sendJson(res, status, { error: status === 404 ? 'No such operation.' : 'Method not allowed.', code: status === 404 ? 'not_found' : 'method_not_allowed', requestId: line.requestId });
+      return;
+    }
+    const { op, params } = matched;
+    line.operationId = op.operationId;
+
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, bodyLimit);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        res.setHeader('connection', 'close');
+        throw new Failure('payload_too_large');
+      }
+      throw err;
+    }
+
+    const org = await authenticate(req, line);
+    await enforceRateLimits(org.keyId, op);
+    if (!org.record.apiAccess || !productEnabled(org.record, op)) throw new Failure(op.accessCode);
+
+    const body = parseAndValidate(req, op, params, raw);
+    const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
+    const request: Request = { requestId: line.requestId, op, params, org: org.record, body, idempotencyKey, log: line };
+
+    const fault = await store.transaction((tx) => tx.takeFault(org.record.id, op.operationId));
+    if (fault) line.fault = fault.kind;
+    await execute(request, fault, res);
+  }
+
+  async function authenticate(req: IncomingMessage, line: LogLine): Promise<{ record: Organization; keyId: string }> {
+    const presented = req.headers['x-api-key'];
+    const key = Array.isArray(presented) ? undefined : presented;
+    if (!wellFormed(key)) throw new Failure('invalid_api_key');
+    const hash = hashApiKey(key);
+    const found = await store.transaction(async (tx) => {
+      const record = await tx.findApiKeyByHash(hash);
+      if (!record || !sameHash(record.hash, hash) || record.revokedAt) return undefined;
+      const org = await tx.getOrganization(record.organizationId);
+      return org ? { record: org, keyId: record.id, prefix: record.prefix } : undefined;
+    });
+    if (!found) throw new Failure('invalid_api_key');
+    line.organizationId = found.record.id;
+    line.keyPrefix = found.prefix;
+    return found;
+  }
+
+  async function enforceRateLimits(keyId: string, op: OperationContract): Promise<void> {
+    const limits = [{ bucket: `key:${keyId}`, ...contract.defaultRateLimit }];
+    if (op.rateLimit) limits.push({ bucket: `key:${keyId}:${op.operationId}`, ...op.rateLimit });
+    const t = now().getTime();
+    for (const { bucket, limit, windowSeconds } of limits) {
+      const windowMs = windowSeconds * 1000;
+      const windowStart = t - (t % windowMs);
+      const count = await store.transaction((tx) => tx.hitRateLimit(bucket, windowStart));
+      if (count > limit) {
+        const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
+        throw new Failure('rate_limit_exceeded', undefined, { 'retry-after': String(retryAfter) });
+      }
+    }
+  }
+
+  function productEnabled(org: Organization, op: OperationContract): boolean {
+    return op.product === 'Banking' ? org.banking : op.product === 'Cards' ? org.cards : org.checkout;
+  }
+
+  function parseAndValidate(req: IncomingMessage, op: OperationContract, params: Record<string, string>, raw: Buffer): Record<string, unknown> {
+    for (const [name, validate] of Object.entries(op.pathValidators)) {
+      if (!validate(params[name])) throw new Failure('invalid_request', `Path parameter ${name} is invalid.`);
+    }
+    if (op.idempotencyKey) {
+      const key = req.headers['idempotency-key'];
+      if (typeof key !== 'string') throw new Failure('invalid_request', 'Idempotency-Key header is required.');
+      if (!op.idempotencyKey(key)) throw new Failure('invalid_request', 'Idempotency-Key header is malformed.');
+    }
+    if (!op.validateBody) return {};
+    if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+      throw new Failure('invalid_request', 'Request body must be JSON (content-type: application/json).');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new Failure('invalid_request', 'Request body is not valid JSON.');
+    }
+    if (!op.validateBody(body)) {
+      const code = contract.bodyErrorCode(op, body, [...(op.validateBody.errors ?? [])]);
+      const first = op.validateBody.errors?.[0];
+      throw new Failure(code, code === 'invalid_request' && first ? `Request body ${first.instancePath || '(root)'} ${first.message ?? 'is invalid'}.` : undefined);
+    }
+    return body as Record<string, unknown>;
+  }
+
+  async function execute(request: Request, fault: FaultRecord | undefined, res: ServerResponse): Promise<void> {
+    const { op } = request;
+    switch (fault?.kind) {
+      case 'provider_rate_limited':
+        throw new Failure('provider_rate_limited', undefined, { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+      case 'unavailable':
+      case 'pending_review':
+        if (op.operationId === 'createTransfer' && request.idempotencyKey) {
+          const resolution = fault.kind === 'pending_review' ? 'pending_review' : (fault.resolution ?? 'pending');
+          await leaveUnresolved(request, resolution);
+          throw new Failure(fault.kind === 'pending_review' ? 'banking_transfer_attempt_pending_review' : 'temporarily_unavailable');
+        }
+        throw new Failure('temporarily_unavailable'); // nothing was processed
+      case 'edge_502':
+      case 'edge_504': {
+        if (fault.commit) await respond(request); // the request was processed; the answer is lost at the edge
+        request.log.status = fault.kind === 'edge_502' ? 502 : 504;
+        sendEdge(res, request.log.status as 502 | 504);
+        return;
+      }
+      case 'drop_after_commit':
+        await respond(request);
+        request.log.status = 0;
+        res.socket?.destroy();
+        return;
+      default: {
+        const result = await respond(request);
+        request.log.status = result.status;
+        sendJson(res, result.status, result.body);
+      }
+    }
+  }
+
+  /** Runs the operation under its idempotency record: a replay returns the original result unchanged. */
+  async function respond(request: Request): Promise<OperationResult> {
+    const handler = handlers[request.op.operationId]!;
+    return store.transaction(async (tx) => {
+      const ctx = context(tx, request);
+      if (!request.idempotencyKey || !handler.fingerprint) return handler.run(ctx);
+      const fingerprint = handler.fingerprint(request.body);
+      const existing = await tx.claimIdempotency(record(request, fingerprint, 'done', null));
+      if (existing) {
+        if (existing.fingerprint !== fingerprint && handler.conflictCode) throw new Failure(handler.conflictCode);
+        if (existing.state === 'done') return { status: existing.status!, body: existing.body };
+        return resolveAttempt(tx, ctx, existing);
+      }
+      const result = await handler.run(ctx); // a Failure rolls the claim back: nothing is remembered
+      await tx.updateIdempotency(request.org.id, request.op.operationId, request.idempotencyKey, { state: 'done', status: result.status, body: result.body, resolution: null });
+      return result;
+    });
+  }
+
+  /** A temporary 503 or pending review on transfer creation: the attempt is recorded, its outcome open. */
+  async function leaveUnresolved(request: Request, resolution: string): Promise<void> {
+    const fingerprint = handlers.createTransfer!.fingerprint!(request.body);
+    await store.transaction(async (tx) => {
+      const existing = await tx.claimIdempotency(record(request, fingerprint, 'unresolved', resolution));
+      if (existing?.state === 'unresolved' && resolution === 'pending_review') {
+        await tx.updateIdempotency(request.org.id, request.op.operationId, request.idempotencyKey!, { state: 'unresolved', status: null, body: null, resolution });
+      }
+    });
+  }
+
+  /** The retry of an unresolved transfer attempt, per the provider's outcome table. */
+  async function resolveAttempt(tx: Transaction, ctx: OperationContext, attempt: IdempotencyRecord): Promise<OperationResult> {
+    if (attempt.resolution === 'pending_review') throw new Failure('banking_transfer_attempt_pending_review');
+    if (!attempt.resolution || !FINAL_RESOLUTIONS.has(attempt.resolution)) throw new Failure('temporarily_unavailable');
+    const recipient = await admitTransfer(ctx);
+    const transfer = await insertTransfer(ctx, recipient, attempt.resolution as TransferStatus);
+    const result = { status: 201, body: transferView(transfer) };
+    await tx.updateIdempotency(attempt.organizationId, attempt.operationId, attempt.key, { state: 'done', status: result.status, body: result.body, resolution: null });
+    return result;
+  }
+
+  function record(request: Request, fingerprint: string, state: IdempotencyRecord['state'], resolution: string | null): IdempotencyRecord {
+    return {
+      organizationId: request.org.id,
+      operationId: request.op.operationId,
+      key: request.idempotencyKey!,
+      fingerprint,
+      state,
+      status: null,
+      body: null,
+      resolution,
+      createdAt: now().toISOString(),
+    };
+  }
+
+  function context(tx: Transaction, request: Request): OperationContext {
+    return {
+      tx,
+      org: request.org,
+      op: request.op,
+      params: request.params,
+      body: request.body,
+      idempotencyKey: request.idempotencyKey,
+      now: now().toISOString(),
+      newId: (prefix) => `${prefix}_${randomUUID().replace(/-/g, '')}`,
+    };
+  }
+
+  return { handle };
+}

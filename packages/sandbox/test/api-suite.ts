@@ -1,0 +1,417 @@
+// The sandbox's behaviour, rule by rule from the provider's document. One suite, run against every store
+// (api.test.ts: node:sqlite and PostgreSQL). Codes and statuses are the spec's; test values are the
+// sandbox's published ones.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalog, loadSpec } from '@payments/spec';
+import { testValue } from '../src/test-values.ts';
+import { checksumAddress } from '../src/eip55.ts';
+import { UUID, adminOf, call, type Reply } from './support.ts';
+import type { RunningSandbox } from '../src/sandbox.ts';
+
+const catalog = errorCatalog(loadSpec());
+const statusOf = (code: string) => catalog.find((e) => e.code === code)!.status;
+
+let n = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()}-${++n}`;
+
+export function apiSuite(name: string, start: () => Promise<RunningSandbox>): void {
+  describe(`sandbox API (${name})`, () => {
+    let sandbox: RunningSandbox;
+    let admin: ReturnType<typeof adminOf>;
+    const api = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(sandbox.url, method, path, opts);
+
+    function expectError(reply: Reply, code: string) {
+      expect(reply.status, reply.text).toBe(statusOf(code));
+      expect(reply.body, reply.text).toMatchObject({ code, error: expect.any(String), requestId: expect.stringMatching(UUID) });
+      expect(Object.keys(reply.body).sort()).toEqual(['code', 'error', 'requestId']);
+    }
+
+    async function pixRecipient(key: string, overrides: Record<string, unknown> = {}) {
+      const reply = await api('POST', '/v1/banking/recipients', {
+        key,
+        idem: unique('rcp'),
+        body: { rail: 'brl_pix', nickname: unique('Maria'), pixKey: `${unique('maria')}@example.com`, ...overrides },
+      });
+      expect(reply.status, reply.text).toBe(201);
+      return reply.body;
+    }
+
+    const transfer = (key: string, recipientId: string, amount: unknown, idem = unique('trf')) =>
+      api('POST', '/v1/banking/transfers', { key, idem, body: { recipientId, amount } });
+
+    beforeAll(async () => {
+      sandbox = await start();
+      admin = adminOf(sandbox);
+    });
+    afterAll(() => sandbox?.close());
+
+    describe('authentication (x-api-key only, hashed, revocable)', () => {
+      it('rejects a missing, malformed, unknown key, and a key sent as Authorization', async () => {
+        const { key } = await admin.org();
+        expectError(await api('GET', '/v1/banking/balance'), 'invalid_api_key');
+        expectError(await api('GET', '/v1/banking/balance', { key: 'not-a-key' }), 'invalid_api_key');
+        expectError(await api('GET', '/v1/banking/balance', { key: `svc_live_${'x'.repeat(32)}` }), 'invalid_api_key');
+        expectError(await api('GET', '/v1/banking/balance', { headers: { authorization: `Bearer ${key}` } }), 'invalid_api_key');
+        expect((await api('GET', '/v1/banking/balance', { key })).status).toBe(200);
+      });
+
+      it('a revoked key fails on the very next request', async () => {
+        const { key, keyId } = await admin.org();
+        expect((await api('GET', '/v1/banking/balance', { key })).status).toBe(200);
+        await admin.req('POST', `/api-keys/${keyId}/revoke`);
+        expectError(await api('GET', '/v1/banking/balance', { key }), 'invalid_api_key');
+      });
+
+      it('keys look like svc_live_… and are stored only as a hash and a prefix', async () => {
+        const { key, keyId } = await admin.org();
+        expect(key).toMatch(/^svc_live_[A-Za-z0-9]+$/);
+        const record = await sandbox.store.transaction((tx) => tx.getApiKey(keyId));
+        expect(record!.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(key.startsWith(record!.prefix)).toBe(true);
+        expect(record!.prefix.length).toBeLessThan(key.length - 8);
+        expect(JSON.stringify(record)).not.toContain(key);
+      });
+    });
+
+    describe('product access (API access AND the product must be on)', () => {
+      it.each([
+        ['banking', 'GET', '/v1/banking/balance', 'banking_api_access_not_enabled'],
+        ['cards', 'POST', '/v1/cards', 'cards_api_access_not_enabled'],
+        ['checkout', 'POST', '/v1/checkout/products', 'api_access_disabled'],
+      ])('%s off → 403 with its code', async (product, method, path, code) => {
+        const { key } = await admin.org({ [product]: false });
+        expectError(await api(method, path, { key, ...(method === 'GET' ? {} : { idem: unique('key-1'), body: {} }) }), code);
+      });
+
+      it('API access off → every product answers its own 403; on again → works', async () => {
+        const { org, key } = await admin.org({ apiAccess: false, cardTermsAccepted: true });
+        expectError(await api('GET', '/v1/banking/balance', { key }), 'banking_api_access_not_enabled');
+        expectError(await api('POST', '/v1/cards', { key, idem: unique('c'), body: {} }), 'cards_api_access_not_enabled');
+        expectError(await api('POST', '/v1/checkout/products', { key, idem: unique('product'), body: {} }), 'api_access_disabled');
+        await admin.update(org.id, { apiAccess: true });
+        expect((await api('GET', '/v1/banking/balance', { key })).status).toBe(200);
+      });
+    });
+
+    describe('recipients', () => {
+      it('creates a PIX recipient; the key is stored on it', async () => {
+        const { key } = await admin.org();
+        const idem = unique('rcp');
+        const reply = await api('POST', '/v1/banking/recipients', { key, idem, body: { rail: 'brl_pix', nickname: 'Ana', pixKey: 'ana@example.com' } });
+        expect(reply.status).toBe(201);
+        expect(reply.body).toMatchObject({ id: expect.any(String), nickname: 'Ana', rail: 'brl_pix', pixKey: 'ana@example.com', active: true, idempotencyKey: idem });
+      });
+
+      it('only BRL PIX, USD ACH and USD Wire', async () => {
+        const { key } = await admin.org();
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usdc_wallet', nickname: 'W' } }), 'recipient_rail_unsupported');
+        for (const rail of ['usd_ach', 'usd_wire']) {
+          expect((await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail, nickname: unique(rail) } })).status).toBe(201);
+        }
+      });
+
+      it('validates destination addresses, including the EIP-55 checksum of mixed case', async () => {
+        const { key } = await admin.org();
+        const lower = '0x52908400098527886e0f7030069857d2e4169ee7';
+        const good = checksumAddress(lower);
+        expect(good).toBe('0x52908400098527886E0F7030069857D2E4169EE7'); // the EIP-55 reference vector
+        const bad = good.replace('E0F7', 'e0F7');
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_wire', nickname: unique('w'), destinationAddress: bad } }), 'invalid_destination_address');
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_wire', nickname: unique('w'), destinationAddress: '0x1234' } }), 'invalid_destination_address');
+        for (const address of [good, lower]) {
+          expect((await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_wire', nickname: unique('w'), destinationAddress: address } })).status).toBe(201);
+        }
+      });
+
+      it('nickname unique among ACTIVE recipients', async () => {
+        const { org, key } = await admin.org();
+        const first = await pixRecipient(key, { nickname: 'Dup' });
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: 'Dup' } }), 'recipient_nickname_already_exists');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${first.id}/deactivate`);
+        expect((await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: 'Dup' } })).status).toBe(201);
+      });
+
+      it('one recipient per PIX key, unless the same Idempotency-Key is replayed', async () => {
+        const { key } = await admin.org();
+        const idem = unique('r');
+        const body = { rail: 'brl_pix', nickname: 'Pix', pixKey: 'same@example.com' };
+        const first = await api('POST', '/v1/banking/recipients', { key, idem, body });
+        const replay = await api('POST', '/v1/banking/recipients', { key, idem, body });
+        expect(replay.status).toBe(201);
+        expect(replay.body).toEqual(first.body);
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { ...body, nickname: 'Other' } }), 'recipient_already_exists');
+      });
+
+      it('the banking route can reject the details (test value)', async () => {
+        const { key } = await admin.org();
+        const value = testValue('recipient_partner_sync_failed').value;
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: value } }), 'recipient_partner_sync_failed');
+      });
+    });
+
+    describe('transfers', () => {
+      it('201 pending, visible by id to its organization only; the balance moves with the status', async () => {
+        const { org, key } = await admin.org({ funding: { BRL: '1000.00' } });
+        const other = await admin.org();
+        const recipient = await pixRecipient(key);
+        const created = await transfer(key, recipient.id, 150);
+        expect(created.status).toBe(201);
+        expect(created.body).toMatchObject({ recipientId: recipient.id, amount: '150.00', status: 'pending' });
+        const balance = async () => (await api('GET', '/v1/banking/balance', { key })).body.balances.find((b: any) => b.currency === 'BRL').available;
+        expect(await balance()).toBe('850.00');
+        expect((await api('GET', `/v1/banking/transfers/${created.body.id}`, { key })).body).toEqual(created.body);
+        expectError(await api('GET', `/v1/banking/transfers/${created.body.id}`, { key: other.key }), 'banking_transfer_not_found');
+        expectError(await api('GET', '/v1/banking/transfers/trf_missing', { key }), 'banking_transfer_not_found');
+        await admin.req('POST', `/organizations/${org.id}/transfers/${created.body.id}/status`, { status: 'completed' });
+        expect(await balance()).toBe('850.00');
+        const second = await transfer(key, recipient.id, '100.00');
+        await admin.req('POST', `/organizations/${org.id}/transfers/${second.body.id}/status`, { status: 'failed' });
+        expect(await balance()).toBe('850.00');
+        expect((await api('GET', `/v1/banking/transfers/${second.body.id}`, { key })).body.status).toBe('failed');
+      });
+
+      it('a missing, inactive or foreign recipient is recipient_not_found', async () => {
+        const { org, key } = await admin.org();
+        const other = await admin.org();
+        const recipient = await pixRecipient(key);
+        expectError(await transfer(key, 'rcp_missing', 1), 'recipient_not_found');
+        expectError(await transfer(other.key, recipient.id, 1), 'recipient_not_found');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/deactivate`);
+        expectError(await transfer(key, recipient.id, 1), 'recipient_not_found');
+      });
+
+      it('wallet recipients: wallet transfers enabled, saved AND activated in the dashboard', async () => {
+        const { org, key } = await admin.org();
+        const wallet = await admin.req('POST', `/organizations/${org.id}/wallet-recipients`, { nickname: 'Cold wallet', destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' });
+        expectError(await transfer(key, wallet.id, 5), 'wallet_transfers_not_enabled');
+        await admin.update(org.id, { walletTransfers: true });
+        expectError(await transfer(key, wallet.id, 5), 'wallet_recipient_required');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${wallet.id}/activate`);
+        expect((await transfer(key, wallet.id, 5)).status).toBe(201);
+      });
+
+      it.each(['pix_recipient_bank_not_supported', 'pix_quote_rejected', 'pix_payout_rejected'])('%s by its test value, no funds moved', async (code) => {
+        const { key } = await admin.org({ funding: { BRL: '1000000.00' } });
+        const value = testValue(code);
+        const recipient = await pixRecipient(key, code === 'pix_recipient_bank_not_supported' ? { pixKey: value.value } : {});
+        const reply = await transfer(key, recipient.id, code === 'pix_recipient_bank_not_supported' ? '10.00' : value.value);
+        expectError(reply, code);
+        const balances = (await api('GET', '/v1/banking/balance', { key })).body.balances;
+        expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('1000000.00');
+      });
+
+      it('same key: identical replay; another amount or recipient → banking_transfer_idempotency_conflict', async () => {
+        const { key } = await admin.org();
+        const a = await pixRecipient(key);
+        const b = await pixRecipient(key);
+        const idem = unique('order');
+        const first = await transfer(key, a.id, '20.00', idem);
+        const replay = await transfer(key, a.id, 20, idem);
+        expect(replay.status).toBe(201);
+        expect(replay.body).toEqual(first.body);
+        expectError(await transfer(key, a.id, '21.00', idem), 'banking_transfer_idempotency_conflict');
+        expectError(await transfer(key, b.id, '20.00', idem), 'banking_transfer_idempotency_conflict');
+      });
+
+      it('a temporary 503 leaves the attempt unresolved; the retry with the same key resolves it', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        for (const resolution of ['pending', 'completed', 'failed', 'cancelled']) {
+          await admin.fault({ operationId: 'createTransfer', kind: 'unavailable', count: 2, organizationId: org.id, resolution });
+          const idem = unique('order');
+          const first = await transfer(key, recipient.id, '7.00', idem);
+          expectError(first, 'temporarily_unavailable');
+          expect(first.body.status).toBeUndefined(); // no transfer object
+          expectError(await transfer(key, recipient.id, '7.00', idem), 'temporarily_unavailable'); // another 503
+          const resolved = await transfer(key, recipient.id, '7.00', idem);
+          expect(resolved.status).toBe(201);
+          expect(resolved.body).toMatchObject({ status: resolution, idempotencyKey: idem });
+          expect((await transfer(key, recipient.id, '7.00', idem)).body).toEqual(resolved.body);
+        }
+      });
+
+      it('pending review holds until resolved; never resolved by a new request', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        await admin.fault({ operationId: 'createTransfer', kind: 'pending_review', count: 1, organizationId: org.id });
+        const idem = unique('order');
+        expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');
+        expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');
+        await admin.req('POST', `/organizations/${org.id}/transfer-attempts/resolve`, { idempotencyKey: idem, resolution: 'completed' });
+        const resolved = await transfer(key, recipient.id, '9.00', idem);
+        expect(resolved.status).toBe(201);
+        expect(resolved.body.status).toBe('completed');
+      });
+
+      it('keys are scoped per organization and per operation', async () => {
+        const one = await admin.org();
+        const two = await admin.org();
+        const idem = unique('shared');
+        const r1 = await api('POST', '/v1/banking/recipients', { key: one.key, idem, body: { rail: 'usd_ach', nickname: unique('a') } });
+        const r2 = await api('POST', '/v1/banking/recipients', { key: two.key, idem, body: { rail: 'usd_ach', nickname: unique('b') } });
+        expect(r1.body.id).not.toBe(r2.body.id);
+        const t = await transfer(one.key, r1.body.id, 3, idem);
+        expect(t.status).toBe(201);
+      });
+
+      it('100 concurrent requests with one key: one transfer, identical responses', async () => {
+        const { org, key } = await admin.org({ funding: { BRL: '1000.00' } });
+        const recipient = await pixRecipient(key);
+        const idem = unique('burst');
+        const replies = await Promise.all(Array.from({ length: 100 }, () => transfer(key, recipient.id, '1.00', idem)));
+        expect(new Set(replies.map((r) => r.status))).toEqual(new Set([201]));
+        expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
+      });
+    });
+
+    describe('cards', () => {
+      it('authorized-user terms first; provider_rate_limited with Retry-After, then the same key works', async () => {
+        const { org, key } = await admin.org();
+        expectError(await api('POST', '/v1/cards', { key, idem: unique('c'), body: {} }), 'authorized_user_terms_required');
+        await admin.update(org.id, { cardTermsAccepted: true });
+        await admin.fault({ operationId: 'issueCard', kind: 'provider_rate_limited', count: 1, organizationId: org.id, retryAfterSeconds: 3 });
+        const idem = unique('card');
+        const limited = await api('POST', '/v1/cards', { key, idem, body: {} });
+        expectError(limited, 'provider_rate_limited');
+        expect(limited.headers.get('retry-after')).toBe('3');
+        const issued = await api('POST', '/v1/cards', { key, idem, body: {} });
+        expect(issued.status).toBe(201);
+        expect(issued.body.idempotencyKey).toBe(idem);
+      });
+
+      it('has a stricter rate limit than the default (x-rate-limit on the operation)', async () => {
+        const limit = (loadSpec().paths['/v1/cards'] as any).post['x-rate-limit'].limit as number;
+        const { key } = await admin.org({ cardTermsAccepted: true });
+        const replies = [];
+        for (let i = 0; i <= limit; i++) replies.push(await api('POST', '/v1/cards', { key, idem: unique('c'), body: {} }));
+        expect(replies.slice(0, limit).every((r) => r.status === 201)).toBe(true);
+        expectError(replies[limit]!, 'rate_limit_exceeded');
+        expect(Number(replies[limit]!.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await api('GET', '/v1/banking/balance', { key })).status).toBe(200); // other operations go on
+      });
+    });
+
+    describe('checkout', () => {
+      const session = (key: string, body: unknown, idem = unique('cart-session')) => api('POST', '/v1/checkout/sessions', { key, idem, body });
+
+      it('creates products with a checkout key', async () => {
+        const { key } = await admin.org();
+        const reply = await api('POST', '/v1/checkout/products', { key, idem: unique('product'), body: { name: 'T-shirt' } });
+        expect(reply.status).toBe(201);
+        expect(reply.body).toMatchObject({ id: expect.any(String), name: 'T-shirt' });
+      });
+
+      it('amount rules, pricing conflict, and PIX only once set up', async () => {
+        const { org, key } = await admin.org();
+        for (const amount of [0, -5, '37.456', 1.005, 'abc']) expectError(await session(key, { amount }), 'invalid_checkout_session_amount');
+        expectError(await session(key, { amount: '10.00', discountPercent: 5 }), 'checkout_session_pricing_conflict');
+        expectError(await session(key, { amount: '10.00', paymentMethod: 'pix' }), 'checkout_pix_not_available');
+        await admin.update(org.id, { checkoutPix: true });
+        const ok = await session(key, { amount: 0.07, paymentMethod: 'pix' });
+        expect(ok.status).toBe(201);
+        expect(ok.body.amount).toBe('0.07');
+      });
+
+      it('request identity is the normalized amount, discountPercent and method: 37.45 equals "37.45"', async () => {
+        const { key } = await admin.org({ checkoutPix: true });
+        const idem = unique('cart-identity');
+        const first = await session(key, { amount: 37.45, paymentMethod: 'pix' }, idem);
+        const same = await session(key, { amount: '37.45', paymentMethod: 'pix' }, idem);
+        expect(same.body).toEqual(first.body);
+        const reused = await session(key, { amount: '99.00', paymentMethod: 'pix' }, idem); // a different request: the original response
+        expect(reused.body).toEqual(first.body);
+      });
+
+      it('checkout keys must be 8–200 of letters, digits, . _ : -', async () => {
+        const { key } = await admin.org();
+        for (const idem of ['short', 'has space!', 'x'.repeat(201)]) expectError(await api('POST', '/v1/checkout/products', { key, idem, body: {} }), 'invalid_request');
+      });
+    });
+
+    describe('HTTP hygiene', () => {
+      it('no CORS headers on any response, preflight included', async () => {
+        const { key } = await admin.org();
+        const origin = { origin: 'https://evil.example' };
+        const replies = [
+          await api('OPTIONS', '/v1/banking/balance', { headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } }),
+          await api('GET', '/v1/banking/balance', { key, headers: origin }),
+          await api('GET', '/v1/banking/balance', { headers: origin }),
+          await api('POST', '/v1/banking/transfers', { key, headers: origin, body: {} }),
+        ];
+        for (const reply of replies) {
+          for (const header of reply.headers.keys()) expect(header).not.toMatch(/^access-control-/);
+        }
+        expect(replies[0]!.status).toBeGreaterThanOrEqual(400);
+      });
+
+      it('a missing Idempotency-Key, malformed JSON and a wrong content type get the shared error body', async () => {
+        const { key } = await admin.org();
+        expectError(await api('POST', '/v1/banking/transfers', { key, body: { recipientId: 'r', amount: 1 } }), 'invalid_request');
+        const malformed = await api('POST', '/v1/banking/transfers', { key, idem: unique('m'), raw: '{"amount": 1,', headers: { 'content-type': 'application/json' } });
+        expectError(malformed, 'invalid_request');
+        expect(malformed.text).not.toMatch(/at .*\.ts|SyntaxError/);
+        expectError(await api('POST', '/v1/banking/transfers', { key, idem: unique('m'), raw: 'amount=1', headers: { 'content-type': 'text/plain' } }), 'invalid_request');
+      });
+
+      it('an oversized body is refused with payload_too_large', async () => {
+        const { key } = await admin.org();
+        const reply = await api('POST', '/v1/checkout/products', { key, idem: unique('product'), body: { blob: 'x'.repeat(200_000) } });
+        expectError(reply, 'payload_too_large');
+      });
+
+      it('every error carries a fresh requestId', async () => {
+        const ids = new Set<string>();
+        for (let i = 0; i < 5; i++) ids.add((await api('GET', '/v1/banking/balance')).body.requestId);
+        expect(ids.size).toBe(5);
+      });
+    });
+
+    describe('edge faults', () => {
+      it('502 without a JSON body, committed or not; the retry with the same key is safe', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        await admin.fault({ operationId: 'createTransfer', kind: 'edge_502', count: 1, organizationId: org.id, commit: true });
+        const idem = unique('edge');
+        const edge = await transfer(key, recipient.id, '4.00', idem);
+        expect(edge.status).toBe(502);
+        expect(edge.body).toBeUndefined();
+        expect(edge.headers.get('content-type')).not.toContain('json');
+        const retry = await transfer(key, recipient.id, '4.00', idem);
+        expect(retry.status).toBe(201);
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
+        await admin.fault({ operationId: 'createTransfer', kind: 'edge_504', count: 1, organizationId: org.id });
+        expect((await transfer(key, recipient.id, '5.00')).status).toBe(504);
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
+      });
+
+      it('a connection dropped after commit: the retry replays the committed transfer', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        await admin.fault({ operationId: 'createTransfer', kind: 'drop_after_commit', count: 1, organizationId: org.id });
+        const idem = unique('drop');
+        await expect(transfer(key, recipient.id, '6.00', idem)).rejects.toThrow();
+        const retry = await transfer(key, recipient.id, '6.00', idem);
+        expect(retry.status).toBe(201);
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
+      });
+    });
+
+    describe('the default rate limit', () => {
+      it('600 requests per 15 minutes per key: the 601st is refused with Retry-After; other keys go on', async () => {
+        const limit = (loadSpec() as any)['x-rate-limit'].limit as number;
+        const { key } = await admin.org();
+        const other = await admin.org();
+        const statuses: number[] = [];
+        for (let batch = 0; batch < limit / 50; batch++) {
+          statuses.push(...(await Promise.all(Array.from({ length: 50 }, () => api('GET', '/v1/banking/balance', { key })))).map((r) => r.status));
+        }
+        expect(statuses.every((s) => s === 200)).toBe(true);
+        const refused = await api('GET', '/v1/banking/balance', { key });
+        expectError(refused, 'rate_limit_exceeded');
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await api('GET', '/v1/banking/balance', { key: other.key })).status).toBe(200);
+      });
+    });
+  });
+}

@@ -1,0 +1,55 @@
+// Test support: a running sandbox (embedded or PostgreSQL), an admin helper, and raw HTTP calls that keep
+// status, headers and body, so tests assert exactly what a client would see on the wire.
+import { startSandbox, type RunningSandbox, type StartOptions } from '../src/sandbox.ts';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function call(base: string, method: string, path: string, opts: { key?: string; idem?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.idem) headers['idempotency-key'] = opts.idem;
+  let body: string | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export function adminOf(sandbox: { url: string; adminToken: string }) {
+  const req = async (method: string, path: string, body?: unknown) => {
+    const reply = await call(sandbox.url, method, `/admin${path}`, { ...(body === undefined ? {} : { body }), headers: { authorization: `Bearer ${sandbox.adminToken}` } });
+    if (reply.status >= 300) throw new Error(`admin ${method} ${path} → ${reply.status} ${reply.text}`);
+    return reply.body;
+  };
+  return {
+    req,
+    async org(flags: Record<string, unknown> = {}) {
+      const org = await req('POST', '/organizations', { banking: true, cards: true, checkout: true, funding: { BRL: '10000.00', USD: '5000.00' }, ...flags });
+      const key = await req('POST', `/organizations/${org.id}/api-keys`);
+      return { org, key: key.key as string, keyId: key.id as string };
+    },
+    update: (orgId: string, patch: Record<string, unknown>) => req('PATCH', `/organizations/${orgId}`, patch),
+    fault: (fault: Record<string, unknown>) => req('POST', '/faults', fault),
+  };
+}
+
+export type SandboxFactory = () => Promise<RunningSandbox & { cleanup?: () => Promise<void> }>;
+
+export const embedded: SandboxFactory = () => startSandbox({});
+export const withOptions = (options: StartOptions): SandboxFactory => () => startSandbox(options);
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
