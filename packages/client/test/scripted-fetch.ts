@@ -11,7 +11,7 @@ export interface Sent {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body: unknown;
+  body: any;
 }
 
 export function scriptedServer(script: Reply[]) {

@@ -1,0 +1,654 @@
+// The embedded store: node:sqlite (built into Node 24), one connection per store, on a file or in memory.
+// `fn` in transaction() is async and several HTTP requests run at once in one process, while a SQLite
+// connection has a single transaction: transactions are queued (one at a time per store) and each runs in
+// BEGIN IMMEDIATE … COMMIT/ROLLBACK, so it holds the database's write lock from its first statement. Another
+// process (or another store) on the same file waits for that lock asynchronously (see `begin`), so it
+// never blocks this process's event loop for long. Booleans are stored as integers, JSON as text, amounts
+// as the canonical two-decimal string plus integer cents (sums are exact).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type {
+  ApiKeyRecord,
+  FaultRecord,
+  IdempotencyRecord,
+  Organization,
+  RecipientRecord,
+  Store,
+  Transaction,
+  TransferRecord,
+  TransferStatus,
+} from './types.ts';
+
+export interface SqliteStoreOptions {
+  /** A database file (created when missing); in memory when omitted or `':memory:'`. */
+  file?: string | undefined;
+  /**
+   * How long a transaction waits for the write lock held by another connection to the same file (another
+   * sandbox process) before failing with SQLITE_BUSY. Default 10 s.
+   */
+  busyTimeoutMs?: number | undefined;
+}
+
+/** SQLite's own (synchronous) busy wait per attempt; the rest of the wait is asynchronous. */
+const SYNC_BUSY_TIMEOUT_MS = 100;
+
+const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE organizations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        api_access INTEGER NOT NULL,
+        banking INTEGER NOT NULL,
+        cards INTEGER NOT NULL,
+        checkout INTEGER NOT NULL,
+        wallet_transfers INTEGER NOT NULL,
+        card_terms_accepted INTEGER NOT NULL,
+        checkout_pix INTEGER NOT NULL,
+        funding TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE INDEX api_keys_organization ON api_keys (organization_id);
+      CREATE TABLE recipients (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        nickname TEXT NOT NULL,
+        rail TEXT NOT NULL,
+        pix_key TEXT,
+        destination_address TEXT,
+        active INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        idempotency_key TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX recipients_nickname ON recipients (organization_id, nickname);
+      CREATE INDEX recipients_pix_key ON recipients (organization_id, pix_key);
+      CREATE TABLE transfers (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        recipient_id TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        amount_cents INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        status TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX transfers_organization ON transfers (organization_id, status);
+      CREATE TABLE resources (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX resources_kind ON resources (kind, organization_id);
+      CREATE TABLE idempotency (
+        organization_id TEXT NOT NULL,
+        operation_id TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status INTEGER,
+        body TEXT,
+        resolution TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (organization_id, operation_id, idem_key)
+      );
+      CREATE TABLE rate_limits (
+        bucket TEXT NOT NULL,
+        window_start INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (bucket, window_start)
+      ) WITHOUT ROWID;
+      CREATE TABLE faults (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        organization_id TEXT,
+        operation_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        remaining INTEGER NOT NULL,
+        commit_action INTEGER NOT NULL,
+        retry_after_seconds INTEGER,
+        resolution TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX faults_operation ON faults (operation_id, remaining);
+    `,
+  },
+];
+
+// ---- amounts -------------------------------------------------------------------------------------------
+
+const AMOUNT = /^(-?)(\d+)\.(\d{2})$/;
+
+/** Integer cents of a canonical two-decimal amount ("12.50" → 1250n); throws on anything else. */
+function toCents(amount: string): bigint {
+  const match = AMOUNT.exec(amount);
+  if (!match) throw new TypeError(`amount must be a canonical two-decimal string such as "12.50", got ${JSON.stringify(amount)}`);
+  const cents = BigInt(match[2] ?? '0') * 100n + BigInt(match[3] ?? '0');
+  return match[1] === '-' ? -cents : cents;
+}
+
+function formatCents(cents: bigint): string {
+  const negative = cents < 0n;
+  const abs = negative ? -cents : cents;
+  return `${negative ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
+}
+
+// ---- rows ----------------------------------------------------------------------------------------------
+
+type Row = Record<string, unknown>;
+
+const bool = (value: boolean): number => (value ? 1 : 0);
+const json = (value: unknown): string | null => JSON.stringify(value) ?? null;
+const parse = (value: unknown): unknown => (value === null || value === undefined ? null : JSON.parse(String(value)));
+
+const toOrganization = (r: Row): Organization => ({
+  id: r.id as string,
+  name: r.name as string,
+  apiAccess: r.api_access === 1,
+  banking: r.banking === 1,
+  cards: r.cards === 1,
+  checkout: r.checkout === 1,
+  walletTransfers: r.wallet_transfers === 1,
+  cardTermsAccepted: r.card_terms_accepted === 1,
+  checkoutPix: r.checkout_pix === 1,
+  funding: parse(r.funding) as Record<string, string>,
+  createdAt: r.created_at as string,
+});
+
+const toApiKey = (r: Row): ApiKeyRecord => ({
+  id: r.id as string,
+  organizationId: r.organization_id as string,
+  hash: r.hash as string,
+  prefix: r.prefix as string,
+  createdAt: r.created_at as string,
+  revokedAt: r.revoked_at as string | null,
+});
+
+const toRecipient = (r: Row): RecipientRecord => ({
+  id: r.id as string,
+  organizationId: r.organization_id as string,
+  nickname: r.nickname as string,
+  rail: r.rail as RecipientRecord['rail'],
+  pixKey: r.pix_key as string | null,
+  destinationAddress: r.destination_address as string | null,
+  active: r.active === 1,
+  source: r.source as RecipientRecord['source'],
+  idempotencyKey: r.idempotency_key as string | null,
+  createdAt: r.created_at as string,
+});
+
+const toTransfer = (r: Row): TransferRecord => ({
+  id: r.id as string,
+  organizationId: r.organization_id as string,
+  recipientId: r.recipient_id as string,
+  amount: r.amount as string,
+  currency: r.currency as string,
+  status: r.status as TransferStatus,
+  idempotencyKey: r.idempotency_key as string,
+  createdAt: r.created_at as string,
+});
+
+const toIdempotency = (r: Row): IdempotencyRecord => ({
+  organizationId: r.organization_id as string,
+  operationId: r.operation_id as string,
+  key: r.idem_key as string,
+  fingerprint: r.fingerprint as string,
+  state: r.state as IdempotencyRecord['state'],
+  status: r.status as number | null,
+  body: parse(r.body),
+  resolution: r.resolution as string | null,
+  createdAt: r.created_at as string,
+});
+
+const toFault = (r: Row): FaultRecord => ({
+  id: r.id as string,
+  organizationId: r.organization_id as string | null,
+  operationId: r.operation_id as string,
+  kind: r.kind as FaultRecord['kind'],
+  remaining: r.remaining as number,
+  commit: r.commit_action === 1,
+  retryAfterSeconds: r.retry_after_seconds as number | null,
+  resolution: r.resolution as string | null,
+  createdAt: r.created_at as string,
+});
+
+/** Organization fields a patch may change → column and stored value. */
+const ORGANIZATION_PATCH: Record<string, [column: string, encode: (value: never) => SQLInputValue]> = {
+  name: ['name', (v: string) => v],
+  apiAccess: ['api_access', bool],
+  banking: ['banking', bool],
+  cards: ['cards', bool],
+  checkout: ['checkout', bool],
+  walletTransfers: ['wallet_transfers', bool],
+  cardTermsAccepted: ['card_terms_accepted', bool],
+  checkoutPix: ['checkout_pix', bool],
+  funding: ['funding', (v: Record<string, string>) => JSON.stringify(v)],
+};
+
+const RECIPIENT_PATCH: Record<string, [column: string, encode: (value: never) => SQLInputValue]> = {
+  active: ['active', bool],
+  nickname: ['nickname', (v: string) => v],
+};
+
+/** `SET a = ?, b = ?` and its values for the known, defined fields of `patch`. */
+function setClause(patch: object, fields: typeof ORGANIZATION_PATCH): { sql: string; values: SQLInputValue[] } {
+  const parts: string[] = [];
+  const values: SQLInputValue[] = [];
+  for (const [name, value] of Object.entries(patch)) {
+    const field = fields[name];
+    if (!field || value === undefined) continue;
+    parts.push(`${field[0]} = ?`);
+    values.push(field[1](value as never));
+  }
+  return { sql: parts.join(', '), values };
+}
+
+function isBusy(err: unknown): boolean {
+  const e = err as { errcode?: number; message?: string } | null;
+  // SQLITE_BUSY (5) and its extended codes (5 | n << 8).
+  return typeof e?.errcode === 'number' ? (e.errcode & 0xff) === 5 : /database is locked/i.test(String(e?.message));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Gives every method of `impl` a check that its transaction is still open. */
+function guarded<T extends object>(impl: T, isOpen: () => boolean): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(impl)) {
+    out[name] = (...args: unknown[]) =>
+      isOpen()
+        ? (method as (...a: unknown[]) => Promise<unknown>)(...args)
+        : Promise.reject(new Error(`tx.${name}() was called after its transaction ended`));
+  }
+  return out as T;
+}
+
+export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
+  const file = options.file ?? ':memory:';
+  const inMemory = file === ':memory:' || file === '';
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  const db = new DatabaseSync(inMemory ? ':memory:' : file);
+  try {
+    if (!inMemory) {
+      db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
+    }
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const statements = new Map<string, StatementSync>();
+  const prepare = (sql: string): StatementSync => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const run = (sql: string, ...values: SQLInputValue[]) => prepare(sql).run(...values);
+  const get = (sql: string, ...values: SQLInputValue[]) => prepare(sql).get(...values) as Row | undefined;
+  const all = (sql: string, ...values: SQLInputValue[]) => prepare(sql).all(...values) as Row[];
+
+  const tx: Transaction = {
+    // organizations
+    async insertOrganization(org) {
+      run(
+        `INSERT INTO organizations (id, name, api_access, banking, cards, checkout, wallet_transfers, card_terms_accepted, checkout_pix, funding, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        org.id,
+        org.name,
+        bool(org.apiAccess),
+        bool(org.banking),
+        bool(org.cards),
+        bool(org.checkout),
+        bool(org.walletTransfers),
+        bool(org.cardTermsAccepted),
+        bool(org.checkoutPix),
+        JSON.stringify(org.funding),
+        org.createdAt,
+      );
+    },
+    async getOrganization(id) {
+      const row = get('SELECT * FROM organizations WHERE id = ?', id);
+      return row && toOrganization(row);
+    },
+    async updateOrganization(id, patch) {
+      const set = setClause(patch, ORGANIZATION_PATCH);
+      if (set.sql) run(`UPDATE organizations SET ${set.sql} WHERE id = ?`, ...set.values, id);
+      return tx.getOrganization(id);
+    },
+    async listOrganizations() {
+      return all('SELECT * FROM organizations ORDER BY created_at, rowid').map(toOrganization);
+    },
+
+    // API keys
+    async insertApiKey(key) {
+      run(
+        'INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)',
+        key.id,
+        key.organizationId,
+        key.hash,
+        key.prefix,
+        key.createdAt,
+        key.revokedAt,
+      );
+    },
+    async findApiKeyByHash(hash) {
+      const row = get('SELECT * FROM api_keys WHERE hash = ?', hash);
+      return row && toApiKey(row);
+    },
+    async getApiKey(id) {
+      const row = get('SELECT * FROM api_keys WHERE id = ?', id);
+      return row && toApiKey(row);
+    },
+    async revokeApiKey(id, at) {
+      // A key revoked twice keeps its first revocation time.
+      const row = get('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', at, id);
+      return row && toApiKey(row);
+    },
+
+    // recipients
+    async insertRecipient(r) {
+      run(
+        `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        r.id,
+        r.organizationId,
+        r.nickname,
+        r.rail,
+        r.pixKey,
+        r.destinationAddress,
+        bool(r.active),
+        r.source,
+        r.idempotencyKey,
+        r.createdAt,
+      );
+    },
+    async getRecipient(organizationId, id) {
+      const row = get('SELECT * FROM recipients WHERE organization_id = ? AND id = ?', organizationId, id);
+      return row && toRecipient(row);
+    },
+    async findActiveRecipientByNickname(organizationId, nickname) {
+      const row = get(
+        'SELECT * FROM recipients WHERE organization_id = ? AND nickname = ? AND active = 1 ORDER BY created_at, rowid LIMIT 1',
+        organizationId,
+        nickname,
+      );
+      return row && toRecipient(row);
+    },
+    async findRecipientByPixKey(organizationId, pixKey) {
+      const row = get('SELECT * FROM recipients WHERE organization_id = ? AND pix_key = ? ORDER BY created_at, rowid LIMIT 1', organizationId, pixKey);
+      return row && toRecipient(row);
+    },
+    async updateRecipient(organizationId, id, patch) {
+      const set = setClause(patch, RECIPIENT_PATCH);
+      if (set.sql) run(`UPDATE recipients SET ${set.sql} WHERE organization_id = ? AND id = ?`, ...set.values, organizationId, id);
+      return tx.getRecipient(organizationId, id);
+    },
+
+    // transfers
+    async insertTransfer(t) {
+      run(
+        `INSERT INTO transfers (id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        t.id,
+        t.organizationId,
+        t.recipientId,
+        t.amount,
+        toCents(t.amount),
+        t.currency,
+        t.status,
+        t.idempotencyKey,
+        t.createdAt,
+      );
+    },
+    async getTransfer(organizationId, id) {
+      const row = get('SELECT * FROM transfers WHERE organization_id = ? AND id = ?', organizationId, id);
+      return row && toTransfer(row);
+    },
+    async updateTransferStatus(organizationId, id, status) {
+      const row = get('UPDATE transfers SET status = ? WHERE organization_id = ? AND id = ? RETURNING *', status, organizationId, id);
+      return row && toTransfer(row);
+    },
+    async sumTransfers(organizationId, statuses) {
+      const sums: Record<string, string> = {};
+      if (statuses.length === 0) return sums;
+      const statement = prepare(
+        `SELECT currency, SUM(amount_cents) AS cents FROM transfers
+         WHERE organization_id = ? AND status IN (${statuses.map(() => '?').join(', ')})
+         GROUP BY currency ORDER BY currency`,
+      );
+      statement.setReadBigInts(true); // exact beyond 2^53 cents
+      for (const row of statement.all(organizationId, ...statuses) as Row[]) {
+        sums[row.currency as string] = formatCents(row.cents as bigint);
+      }
+      return sums;
+    },
+    async countTransfers(organizationId) {
+      const row =
+        organizationId === undefined
+          ? get('SELECT COUNT(*) AS n FROM transfers')
+          : get('SELECT COUNT(*) AS n FROM transfers WHERE organization_id = ?', organizationId);
+      return Number(row?.n ?? 0);
+    },
+
+    // cards, checkout products, checkout sessions
+    async insertResource(r) {
+      run(
+        'INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        r.id,
+        r.organizationId,
+        r.kind,
+        r.idempotencyKey,
+        JSON.stringify(r.body),
+        r.createdAt,
+      );
+    },
+    async countResources(kind, organizationId) {
+      const row =
+        organizationId === undefined
+          ? get('SELECT COUNT(*) AS n FROM resources WHERE kind = ?', kind)
+          : get('SELECT COUNT(*) AS n FROM resources WHERE kind = ? AND organization_id = ?', kind, organizationId);
+      return Number(row?.n ?? 0);
+    },
+
+    // idempotency
+    async claimIdempotency(r) {
+      // Transactions are serialized (and hold the write lock), so nobody can slip in between these two.
+      const inserted = run(
+        `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING`,
+        r.organizationId,
+        r.operationId,
+        r.key,
+        r.fingerprint,
+        r.state,
+        r.status,
+        json(r.body),
+        r.resolution,
+        r.createdAt,
+      );
+      if (Number(inserted.changes) === 1) return undefined;
+      const row = get('SELECT * FROM idempotency WHERE organization_id = ? AND operation_id = ? AND idem_key = ?', r.organizationId, r.operationId, r.key);
+      if (!row) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
+      return toIdempotency(row);
+    },
+    async updateIdempotency(organizationId, operationId, key, patch) {
+      const result = run(
+        'UPDATE idempotency SET state = ?, status = ?, body = ?, resolution = ? WHERE organization_id = ? AND operation_id = ? AND idem_key = ?',
+        patch.state,
+        patch.status,
+        json(patch.body),
+        patch.resolution,
+        organizationId,
+        operationId,
+        key,
+      );
+      if (Number(result.changes) !== 1) throw new Error(`no idempotency record (${organizationId}, ${operationId}, ${key}) to update`);
+    },
+
+    // rate limits
+    async hitRateLimit(bucket, windowStart) {
+      if (!Number.isSafeInteger(windowStart)) throw new TypeError(`windowStart must be an integer (epoch ms), got ${windowStart}`);
+      const row = get(
+        `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
+        bucket,
+        windowStart,
+      );
+      // Windows of this bucket older than a day are over whatever the window length: drop them.
+      run('DELETE FROM rate_limits WHERE bucket = ? AND window_start < ?', bucket, windowStart - 86_400_000);
+      return Number(row?.count);
+    },
+
+    // fault injection
+    async insertFault(f) {
+      run(
+        `INSERT INTO faults (id, organization_id, operation_id, kind, remaining, commit_action, retry_after_seconds, resolution, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        f.id,
+        f.organizationId,
+        f.operationId,
+        f.kind,
+        f.remaining,
+        bool(f.commit),
+        f.retryAfterSeconds,
+        f.resolution,
+        f.createdAt,
+      );
+    },
+    async takeFault(organizationId, operationId) {
+      const row = get(
+        `UPDATE faults SET remaining = remaining - 1
+         WHERE seq = (
+           SELECT seq FROM faults
+           WHERE operation_id = ? AND remaining > 0 AND (organization_id = ? OR organization_id IS NULL)
+           ORDER BY organization_id IS NULL, created_at, seq LIMIT 1
+         )
+         RETURNING *`,
+        operationId,
+        organizationId,
+      );
+      return row && toFault(row);
+    },
+    async listFaults() {
+      return all('SELECT * FROM faults ORDER BY created_at, seq').map(toFault);
+    },
+    async clearFaults() {
+      run('DELETE FROM faults');
+    },
+  };
+
+  let closed = false;
+  let tail: Promise<unknown> = Promise.resolve();
+  const context = new AsyncLocalStorage<{ open: boolean }>();
+
+  /** BEGIN IMMEDIATE, waiting (asynchronously, bounded) while another connection holds the write lock. */
+  async function begin(): Promise<void> {
+    const deadline = Date.now() + busyTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if (!isBusy(err) || Date.now() >= deadline) throw err;
+        await sleep(Math.min(5 * 2 ** attempt, 50) + Math.random() * 10);
+      }
+    }
+  }
+
+  /** Ends an open transaction; the error that got us here is the one worth reporting. */
+  function rollback(): void {
+    try {
+      if (db.isTransaction) db.exec('ROLLBACK');
+    } catch {
+      // nothing more to do: the next BEGIN reports a connection stuck in a transaction
+    }
+  }
+
+  async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    await begin();
+    const state = { open: true };
+    let result: T;
+    try {
+      result = await context.run(state, () => fn(guarded(tx, () => state.open)));
+    } catch (err) {
+      state.open = false;
+      rollback();
+      throw err;
+    }
+    state.open = false;
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      rollback();
+      throw err;
+    }
+    return result;
+  }
+
+  /** One at a time: the next transaction starts when the previous one has committed or rolled back. */
+  function enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const result = tail.then(work);
+    tail = result.catch(() => undefined);
+    return result;
+  }
+
+  return {
+    kind: 'sqlite',
+
+    migrate() {
+      if (closed) return Promise.reject(new Error('the store is closed'));
+      return enqueue(async () => {
+        await begin();
+        try {
+          db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+          const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => Number(r.version)));
+          for (const migration of MIGRATIONS) {
+            if (applied.has(migration.version)) continue;
+            db.exec(migration.sql);
+            db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
+          }
+          db.exec('COMMIT');
+        } catch (err) {
+          rollback();
+          throw err;
+        }
+        statements.clear();
+      });
+    },
+
+    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error('the store is closed'));
+      // Waiting for our own queue from inside a transaction would never end.
+      if (context.getStore()?.open) {
+        return Promise.reject(new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`'));
+      }
+      return enqueue(() => runTransaction(fn));
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tail;
+      statements.clear();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,582 @@
+// One conformance suite for the sandbox's store, run against every backend: node:sqlite in memory,
+// node:sqlite on a file, and PostgreSQL on a throwaway cluster (tools/lib/postgres.ts; it installs Debian's
+// postgresql package when the binaries are missing and it may, and fails otherwise: never skipped).
+// "Another instance" is a second store on the same data (a second pool on PostgreSQL, a second connection
+// on the SQLite file); for in-memory SQLite, which has no other instance, it is the same store.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
+import {
+  createPostgresStore,
+  createSqliteStore,
+  createStore,
+  type FaultRecord,
+  type IdempotencyRecord,
+  type Organization,
+  type RecipientRecord,
+  type Store,
+  type TransferRecord,
+} from '../src/store/index.ts';
+
+interface Backend {
+  name: string;
+  kind: Store['kind'];
+  /** Whether two stores opened on one place share their data (false: in-memory SQLite). */
+  shared: boolean;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** A new, empty, unmigrated place (file path, database URL). */
+  fresh(): Promise<string>;
+  open(place: string): Store;
+}
+
+const noop = async () => {};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let sqliteDir: string | undefined;
+let cluster: ThrowawayPostgres | undefined;
+let databases = 0;
+
+const backends: Backend[] = [
+  {
+    name: 'sqlite in memory',
+    kind: 'sqlite',
+    shared: false,
+    setup: noop,
+    teardown: noop,
+    fresh: async () => ':memory:',
+    open: () => createSqliteStore(),
+  },
+  {
+    name: 'sqlite on a file',
+    kind: 'sqlite',
+    shared: true,
+    async setup() {
+      sqliteDir = mkdtempSync(join(tmpdir(), 'sandbox-store-'));
+    },
+    async teardown() {
+      if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
+    },
+    fresh: async () => join(sqliteDir ?? tmpdir(), `store-${++databases}.sqlite`),
+    open: (file) => createSqliteStore({ file }),
+  },
+  {
+    name: 'postgres',
+    kind: 'postgres',
+    shared: true,
+    async setup() {
+      const started = performance.now();
+      cluster = await startThrowawayPostgres();
+      console.log(`[store.test] PostgreSQL cluster up in ${Math.round(performance.now() - started)} ms at ${cluster.url}`);
+    },
+    async teardown() {
+      const started = performance.now();
+      await cluster?.stop();
+      console.log(`[store.test] PostgreSQL cluster stopped and removed in ${Math.round(performance.now() - started)} ms`);
+    },
+    async fresh() {
+      if (!cluster) throw new Error('the PostgreSQL cluster did not start');
+      const name = `store_${++databases}`;
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(cluster.url);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    open: (url) => createPostgresStore({ url }),
+  },
+];
+
+// ---- fixtures ------------------------------------------------------------------------------------------
+
+const T0 = '2026-11-01T10:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
+
+const organization = (id: string, extra: Partial<Organization> = {}): Organization => ({
+  id,
+  name: `Org ${id}`,
+  apiAccess: true,
+  banking: true,
+  cards: false,
+  checkout: true,
+  walletTransfers: false,
+  cardTermsAccepted: false,
+  checkoutPix: true,
+  funding: { BRL: '1000.00', USD: '250.50' },
+  createdAt: T0,
+  ...extra,
+});
+
+const recipient = (id: string, extra: Partial<RecipientRecord> = {}): RecipientRecord => ({
+  id,
+  organizationId: 'org_1',
+  nickname: `nick-${id}`,
+  rail: 'brl_pix',
+  pixKey: `pix-${id}`,
+  destinationAddress: null,
+  active: true,
+  source: 'api',
+  idempotencyKey: `key-${id}`,
+  createdAt: T0,
+  ...extra,
+});
+
+const transfer = (id: string, amount: string, extra: Partial<TransferRecord> = {}): TransferRecord => ({
+  id,
+  organizationId: 'org_1',
+  recipientId: 'rcp_1',
+  amount,
+  currency: 'BRL',
+  status: 'completed',
+  idempotencyKey: `key-${id}`,
+  createdAt: T0,
+  ...extra,
+});
+
+const claim = (extra: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
+  organizationId: 'org_1',
+  operationId: 'createTransfer',
+  key: 'idem-1',
+  fingerprint: 'fp-1',
+  state: 'unresolved',
+  status: null,
+  body: null,
+  resolution: 'completed',
+  createdAt: T0,
+  ...extra,
+});
+
+const fault = (id: string, extra: Partial<FaultRecord> = {}): FaultRecord => ({
+  id,
+  organizationId: null,
+  operationId: 'createTransfer',
+  kind: 'unavailable',
+  remaining: 1,
+  commit: false,
+  retryAfterSeconds: null,
+  resolution: null,
+  createdAt: T0,
+  ...extra,
+});
+
+// ---- the suite -----------------------------------------------------------------------------------------
+
+describe.each(backends)('store on $name', (backend) => {
+  let place = '';
+  let store: Store;
+  const opened: Store[] = [];
+
+  /** A new store on the current place (not migrated). */
+  const open = (where = place) => {
+    const s = backend.open(where);
+    opened.push(s);
+    return s;
+  };
+  /** Another instance on the same data, migrated; the same store where there is no other instance. */
+  const another = async () => {
+    if (!backend.shared) return store;
+    const s = open();
+    await s.migrate();
+    return s;
+  };
+
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    place = await backend.fresh();
+    store = open();
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  it('reports its kind', () => {
+    expect(store.kind).toBe(backend.kind);
+  });
+
+  it('organizations: insert, get, update, list', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_2', { createdAt: at(5) }));
+      await tx.insertOrganization(organization('org_1'));
+    });
+    await store.transaction(async (tx) => {
+      expect(await tx.getOrganization('org_1')).toEqual(organization('org_1'));
+      expect(await tx.getOrganization('nope')).toBeUndefined();
+      const updated = await tx.updateOrganization('org_1', { cards: true, apiAccess: false, funding: { USD: '5.00' }, name: 'Renamed' });
+      expect(updated).toEqual(organization('org_1', { cards: true, apiAccess: false, funding: { USD: '5.00' }, name: 'Renamed' }));
+      expect(await tx.updateOrganization('org_1', {})).toEqual(updated);
+      expect(await tx.updateOrganization('nope', { cards: true })).toBeUndefined();
+      expect((await tx.listOrganizations()).map((o) => o.id)).toEqual(['org_1', 'org_2']);
+    });
+    expect(await store.transaction((tx) => tx.getOrganization('org_1'))).toMatchObject({ name: 'Renamed', cards: true, apiAccess: false });
+  });
+
+  it('API keys: insert, find by hash, get, revoke (twice keeps the first time)', async () => {
+    const key = { id: 'key_1', organizationId: 'org_1', hash: 'a'.repeat(64), prefix: 'svc_live_AbC1', createdAt: T0, revokedAt: null };
+    await store.transaction(async (tx) => {
+      await tx.insertApiKey(key);
+      expect(await tx.findApiKeyByHash(key.hash)).toEqual(key);
+      expect(await tx.findApiKeyByHash('b'.repeat(64))).toBeUndefined();
+      expect(await tx.getApiKey('key_1')).toEqual(key);
+      expect(await tx.getApiKey('nope')).toBeUndefined();
+      expect(await tx.revokeApiKey('key_1', at(60))).toEqual({ ...key, revokedAt: at(60) });
+      expect(await tx.revokeApiKey('key_1', at(120))).toEqual({ ...key, revokedAt: at(60) });
+      expect(await tx.revokeApiKey('nope', at(60))).toBeUndefined();
+    });
+    await expect(store.transaction((tx) => tx.insertApiKey({ ...key, id: 'key_2' }))).rejects.toThrow(); // hash is unique
+    expect(await store.transaction((tx) => tx.findApiKeyByHash(key.hash))).toMatchObject({ id: 'key_1', revokedAt: at(60) });
+  });
+
+  it('recipients: insert, get within the organization, find by nickname and pix key, update', async () => {
+    const wallet = recipient('rcp_w', { rail: 'wallet', pixKey: null, destinationAddress: '0xabc', source: 'dashboard', idempotencyKey: null });
+    await store.transaction(async (tx) => {
+      await tx.insertRecipient(recipient('rcp_1', { nickname: 'alice' }));
+      await tx.insertRecipient(recipient('rcp_2', { nickname: 'alice', active: false, pixKey: 'pix-shared', createdAt: at(-10) }));
+      await tx.insertRecipient(recipient('rcp_3', { organizationId: 'org_2', nickname: 'alice', pixKey: 'pix-shared' }));
+      await tx.insertRecipient(wallet);
+    });
+    await store.transaction(async (tx) => {
+      expect(await tx.getRecipient('org_1', 'rcp_1')).toEqual(recipient('rcp_1', { nickname: 'alice' }));
+      expect(await tx.getRecipient('org_2', 'rcp_1')).toBeUndefined();
+      expect(await tx.getRecipient('org_1', 'rcp_w')).toEqual(wallet);
+      expect((await tx.findActiveRecipientByNickname('org_1', 'alice'))?.id).toBe('rcp_1');
+      expect((await tx.findActiveRecipientByNickname('org_2', 'alice'))?.id).toBe('rcp_3');
+      expect(await tx.findActiveRecipientByNickname('org_1', 'bob')).toBeUndefined();
+      expect((await tx.findRecipientByPixKey('org_1', 'pix-shared'))?.id).toBe('rcp_2');
+      expect((await tx.findRecipientByPixKey('org_2', 'pix-shared'))?.id).toBe('rcp_3');
+      expect(await tx.findRecipientByPixKey('org_1', 'pix-none')).toBeUndefined();
+
+      expect(await tx.updateRecipient('org_1', 'rcp_1', { active: false })).toMatchObject({ id: 'rcp_1', active: false, nickname: 'alice' });
+      expect(await tx.findActiveRecipientByNickname('org_1', 'alice')).toBeUndefined();
+      expect(await tx.updateRecipient('org_1', 'rcp_2', { active: true, nickname: 'carol' })).toMatchObject({ active: true, nickname: 'carol' });
+      expect((await tx.findActiveRecipientByNickname('org_1', 'carol'))?.id).toBe('rcp_2');
+      expect(await tx.updateRecipient('org_2', 'rcp_1', { active: true })).toBeUndefined();
+      expect(await tx.getRecipient('org_1', 'rcp_1')).toMatchObject({ active: false });
+    });
+  });
+
+  it('transfers: insert, get, update status, exact sums per currency, counts', async () => {
+    await store.transaction(async (tx) => {
+      // 0.10 + 0.20 is 0.30000000000000004 in floating point; the sum must be exactly "0.30".
+      await tx.insertTransfer(transfer('tr_1', '0.10'));
+      await tx.insertTransfer(transfer('tr_2', '0.20'));
+      await tx.insertTransfer(transfer('tr_3', '100.05', { status: 'pending' }));
+      await tx.insertTransfer(transfer('tr_4', '90071992547409.93', { currency: 'USD' })); // > 2^53 cents
+      await tx.insertTransfer(transfer('tr_5', '0.07', { currency: 'USD' }));
+      await tx.insertTransfer(transfer('tr_6', '7.00', { status: 'failed' }));
+      await tx.insertTransfer(transfer('tr_7', '1.00', { organizationId: 'org_2' }));
+    });
+    await store.transaction(async (tx) => {
+      expect(await tx.getTransfer('org_1', 'tr_1')).toEqual(transfer('tr_1', '0.10'));
+      expect(await tx.getTransfer('org_2', 'tr_1')).toBeUndefined();
+      expect(await tx.sumTransfers('org_1', ['completed'])).toEqual({ BRL: '0.30', USD: '90071992547410.00' });
+      expect(await tx.sumTransfers('org_1', ['completed', 'pending'])).toEqual({ BRL: '100.35', USD: '90071992547410.00' });
+      expect(await tx.sumTransfers('org_1', ['cancelled'])).toEqual({});
+      expect(await tx.sumTransfers('org_1', [])).toEqual({});
+      expect(await tx.sumTransfers('org_2', ['completed', 'pending', 'failed'])).toEqual({ BRL: '1.00' });
+
+      expect(await tx.updateTransferStatus('org_1', 'tr_3', 'completed')).toEqual(transfer('tr_3', '100.05', { status: 'completed' }));
+      expect(await tx.updateTransferStatus('org_2', 'tr_3', 'failed')).toBeUndefined();
+      expect(await tx.sumTransfers('org_1', ['completed'])).toEqual({ BRL: '100.35', USD: '90071992547410.00' });
+
+      expect(await tx.countTransfers('org_1')).toBe(6);
+      expect(await tx.countTransfers('org_2')).toBe(1);
+      expect(await tx.countTransfers('org_3')).toBe(0);
+      expect(await tx.countTransfers()).toBe(7);
+    });
+    for (const amount of ['1.5', '1', '1,50', '1.505', ' 1.50', 'abc']) {
+      await expect(store.transaction((tx) => tx.insertTransfer(transfer('tr_bad', amount)))).rejects.toThrow(/two-decimal/);
+    }
+    expect(await store.transaction((tx) => tx.countTransfers())).toBe(7);
+  });
+
+  it('resources: insert and count by kind and organization', async () => {
+    const body = { id: 'card_1', nested: { list: [1, 'two', null], flag: true }, zeta: 1, alpha: 2 };
+    await store.transaction(async (tx) => {
+      await tx.insertResource({ id: 'card_1', organizationId: 'org_1', kind: 'card', idempotencyKey: 'k1', body, createdAt: T0 });
+      await tx.insertResource({ id: 'card_2', organizationId: 'org_2', kind: 'card', idempotencyKey: 'k2', body: {}, createdAt: T0 });
+      await tx.insertResource({ id: 'prod_1', organizationId: 'org_1', kind: 'checkout_product', idempotencyKey: 'k3', body: {}, createdAt: T0 });
+    });
+    await store.transaction(async (tx) => {
+      expect(await tx.countResources('card')).toBe(2);
+      expect(await tx.countResources('card', 'org_1')).toBe(1);
+      expect(await tx.countResources('checkout_product', 'org_1')).toBe(1);
+      expect(await tx.countResources('checkout_session')).toBe(0);
+    });
+  });
+
+  it('idempotency: a first claim inserts, a second returns the existing row, updates are seen', async () => {
+    const body = { id: 'tr_1', amount: '10.00', list: [1, 2], zeta: true, alpha: null };
+    await store.transaction(async (tx) => {
+      expect(await tx.claimIdempotency(claim())).toBeUndefined();
+      // The same key again, with another request: the stored row (first fingerprint) comes back.
+      expect(await tx.claimIdempotency(claim({ fingerprint: 'fp-other', state: 'done', status: 201 }))).toEqual(claim());
+      // Other operation or organization: another key.
+      expect(await tx.claimIdempotency(claim({ operationId: 'createRecipient' }))).toBeUndefined();
+      expect(await tx.claimIdempotency(claim({ organizationId: 'org_2' }))).toBeUndefined();
+    });
+    await store.transaction(async (tx) => {
+      await tx.updateIdempotency('org_1', 'createTransfer', 'idem-1', { state: 'done', status: 201, body, resolution: null });
+    });
+    const replay = await store.transaction((tx) => tx.claimIdempotency(claim({ fingerprint: 'fp-2' })));
+    expect(replay).toEqual(claim({ state: 'done', status: 201, body, resolution: null }));
+    // Key order of a stored body is kept (a replay returns the original).
+    expect(JSON.stringify(replay?.body)).toBe(JSON.stringify(body));
+
+    for (const value of ['a string', [1, { a: 2 }], 42, null]) {
+      await store.transaction((tx) => tx.updateIdempotency('org_1', 'createTransfer', 'idem-1', { state: 'done', status: 200, body: value, resolution: null }));
+      expect((await store.transaction((tx) => tx.claimIdempotency(claim())))?.body).toEqual(value);
+    }
+    await expect(
+      store.transaction((tx) => tx.updateIdempotency('org_1', 'createTransfer', 'missing', { state: 'done', status: 200, body: null, resolution: null })),
+    ).rejects.toThrow(/no idempotency record/);
+  });
+
+  it('rate limits: counts per bucket and window', async () => {
+    const w = 1_790_000_000_000;
+    await store.transaction(async (tx) => {
+      expect(await tx.hitRateLimit('org_1:write', w)).toBe(1);
+      expect(await tx.hitRateLimit('org_1:write', w)).toBe(2);
+      expect(await tx.hitRateLimit('org_1:write', w + 1000)).toBe(1);
+      expect(await tx.hitRateLimit('org_2:write', w)).toBe(1);
+    });
+    expect(await store.transaction((tx) => tx.hitRateLimit('org_1:write', w))).toBe(3);
+    // Windows more than a day older than the one hit are dropped (the table does not grow forever).
+    expect(await store.transaction((tx) => tx.hitRateLimit('org_1:write', w + 2 * 86_400_000))).toBe(1);
+    expect(await store.transaction((tx) => tx.hitRateLimit('org_1:write', w))).toBe(1);
+    expect(await store.transaction((tx) => tx.hitRateLimit('org_2:write', w))).toBe(2);
+    await expect(store.transaction((tx) => tx.hitRateLimit('b', 1.5))).rejects.toThrow(TypeError);
+  });
+
+  it('rate limits: 100 concurrent hits on one bucket end at 100', async () => {
+    const w = 1_790_000_000_000;
+    const counts = await Promise.all(Array.from({ length: 100 }, () => store.transaction((tx) => tx.hitRateLimit('hot', w))));
+    expect(counts.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(await store.transaction((tx) => tx.hitRateLimit('hot', w))).toBe(101);
+  });
+
+  it('rate limits: 100 concurrent hits across two instances end at 100', async () => {
+    const w = 1_790_000_000_000;
+    const second = await another();
+    const counts = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? store : second).transaction((tx) => tx.hitRateLimit('shared', w))),
+    );
+    expect(counts.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(await second.transaction((tx) => tx.hitRateLimit('shared', w))).toBe(101);
+  });
+
+  it('faults: organization-specific before global, oldest first, used up, listed, cleared', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertFault(fault('f_global_new', { createdAt: at(2), kind: 'edge_502', commit: true }));
+      await tx.insertFault(fault('f_global_old', { createdAt: at(1), kind: 'edge_504' }));
+      await tx.insertFault(fault('f_org', { organizationId: 'org_1', createdAt: at(3), remaining: 2, kind: 'provider_rate_limited', retryAfterSeconds: 7 }));
+      await tx.insertFault(fault('f_other_op', { operationId: 'createRecipient', createdAt: at(0), kind: 'pending_review', resolution: 'completed' }));
+    });
+    const taken = await store.transaction(async (tx) => {
+      const ids: (string | undefined)[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await tx.takeFault('org_1', 'createTransfer'))?.id);
+      return ids;
+    });
+    expect(taken).toEqual(['f_org', 'f_org', 'f_global_old', 'f_global_new', undefined]);
+    await store.transaction(async (tx) => {
+      expect(await tx.takeFault('org_2', 'createTransfer')).toBeUndefined();
+      expect(await tx.takeFault('org_2', 'createRecipient')).toEqual(
+        fault('f_other_op', { operationId: 'createRecipient', createdAt: at(0), kind: 'pending_review', resolution: 'completed', remaining: 0 }),
+      );
+      const listed = await tx.listFaults();
+      expect(listed.map((f) => [f.id, f.remaining])).toEqual([
+        ['f_other_op', 0],
+        ['f_global_old', 0],
+        ['f_global_new', 0],
+        ['f_org', 0],
+      ]);
+      expect(listed.find((f) => f.id === 'f_org')).toEqual(
+        fault('f_org', { organizationId: 'org_1', createdAt: at(3), remaining: 0, kind: 'provider_rate_limited', retryAfterSeconds: 7 }),
+      );
+      expect(listed.find((f) => f.id === 'f_global_new')?.commit).toBe(true);
+      await tx.clearFaults();
+      expect(await tx.listFaults()).toEqual([]);
+    });
+  });
+
+  it('faults: 10 concurrent takers of a fault with remaining 3 get exactly 3', async () => {
+    await store.transaction((tx) => tx.insertFault(fault('f_3', { remaining: 3 })));
+    const second = await another();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? store : second).transaction(async (tx) => {
+          const taken = await tx.takeFault('org_1', 'createTransfer');
+          await sleep(20); // the request goes on while it holds the fault
+          return taken?.id;
+        }),
+      ),
+    );
+    expect(results.filter((id) => id === 'f_3')).toHaveLength(3);
+    expect(results.filter((id) => id === undefined)).toHaveLength(7);
+    expect((await store.transaction((tx) => tx.listFaults()))[0]?.remaining).toBe(0);
+  });
+
+  it('transactions: return the value, commit when fn resolves, roll back when it throws', async () => {
+    expect(await store.transaction(async (tx) => (await tx.insertOrganization(organization('org_1')), 'done'))).toBe('done');
+    const failure = new Error('boom');
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertOrganization(organization('org_2'));
+        await tx.updateOrganization('org_1', { name: 'changed' });
+        await tx.hitRateLimit('rolled-back', 0);
+        await tx.insertFault(fault('f_rb'));
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await store.transaction(async (tx) => {
+      expect(await tx.getOrganization('org_2')).toBeUndefined();
+      expect((await tx.getOrganization('org_1'))?.name).toBe('Org org_1');
+      expect(await tx.hitRateLimit('rolled-back', 0)).toBe(1);
+      expect(await tx.listFaults()).toEqual([]);
+    });
+    // A failing statement (duplicate id) rolls back the whole transaction too.
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertTransfer(transfer('tr_1', '1.00'));
+        await tx.insertOrganization(organization('org_1'));
+      }),
+    ).rejects.toThrow();
+    expect(await store.transaction((tx) => tx.countTransfers())).toBe(0);
+    // The store works on after failures.
+    expect(await store.transaction((tx) => tx.listOrganizations())).toHaveLength(1);
+  });
+
+  it('transactions: a tx used after its transaction ended, or a nested transaction, is refused', async () => {
+    let leaked: Parameters<Parameters<Store['transaction']>[0]>[0] | undefined;
+    await store.transaction(async (tx) => {
+      leaked = tx;
+    });
+    await expect(leaked!.listOrganizations()).rejects.toThrow(/after its transaction ended/);
+    await expect(store.transaction(async () => store.transaction(async () => 1))).rejects.toThrow(/inside another transaction/);
+    // Work a transaction started that runs after it ended (a timer) may open its own.
+    let fire!: () => void;
+    const fired = new Promise<void>((resolve) => (fire = resolve));
+    let later: Promise<number> | undefined;
+    await store.transaction(async () => {
+      setTimeout(() => {
+        later = store.transaction(async () => 2);
+        fire();
+      }, 20);
+    });
+    await fired;
+    expect(await later).toBe(2);
+  });
+
+  it('idempotency: of two concurrent claims of one key, one acts and the other waits and sees its final state', async () => {
+    const second = await another();
+    let claimed!: () => void;
+    const firstClaimed = new Promise<void>((resolve) => (claimed = resolve));
+    const first = store.transaction(async (tx) => {
+      const existing = await tx.claimIdempotency(claim({ fingerprint: 'first' }));
+      claimed();
+      await sleep(300); // holds the transaction open: the transfer is being created
+      await tx.insertTransfer(transfer('tr_first', '12.34'));
+      await tx.updateIdempotency('org_1', 'createTransfer', 'idem-1', { state: 'done', status: 201, body: { id: 'tr_first' }, resolution: null });
+      return existing;
+    });
+    await firstClaimed;
+    const started = performance.now();
+    const later = second.transaction(async (tx) => {
+      const existing = await tx.claimIdempotency(claim({ fingerprint: 'second' }));
+      return { existing, waitedMs: performance.now() - started, transfer: await tx.getTransfer('org_1', 'tr_first') };
+    });
+    const [a, b] = await Promise.all([first, later]);
+    expect(a).toBeUndefined();
+    expect(b.existing).toEqual(claim({ fingerprint: 'first', state: 'done', status: 201, body: { id: 'tr_first' }, resolution: null }));
+    expect(b.transfer?.amount).toBe('12.34');
+    expect(b.waitedMs).toBeGreaterThan(200);
+  });
+
+  it('idempotency: two claims racing from the start: exactly one gets undefined', async () => {
+    const second = await another();
+    const attempt = (s: Store, name: string) =>
+      s.transaction(async (tx) => {
+        const existing = await tx.claimIdempotency(claim({ key: 'race', fingerprint: name }));
+        if (existing) return { name, existing };
+        await sleep(100);
+        await tx.updateIdempotency('org_1', 'createTransfer', 'race', { state: 'done', status: 201, body: { by: name }, resolution: null });
+        return { name, existing };
+      });
+    const results = await Promise.all([attempt(store, 'a'), attempt(second, 'b')]);
+    const winners = results.filter((r) => r.existing === undefined);
+    expect(winners).toHaveLength(1);
+    const loser = results.find((r) => r.existing !== undefined);
+    expect(loser?.existing).toMatchObject({ fingerprint: winners[0]?.name, state: 'done', status: 201, body: { by: winners[0]?.name } });
+  });
+
+  it('migrate: twice, and from two instances at once, is harmless', async () => {
+    await store.transaction((tx) => tx.insertOrganization(organization('org_1')));
+    await store.migrate();
+    await store.migrate();
+    expect(await store.transaction((tx) => tx.listOrganizations())).toHaveLength(1);
+
+    if (backend.shared) {
+      // Two instances starting together on an empty database.
+      const empty = await backend.fresh();
+      const [x, y] = [open(empty), open(empty)];
+      await Promise.all([x.migrate(), y.migrate(), x.migrate()]);
+      await x.transaction((tx) => tx.insertOrganization(organization('org_x')));
+      expect((await y.transaction((tx) => tx.getOrganization('org_x')))?.id).toBe('org_x');
+    }
+  });
+
+  it('a failed statement caught inside a transaction: PostgreSQL refuses to commit, SQLite keeps the rest', async () => {
+    const run = store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertOrganization(organization('org_1')).catch(() => undefined); // on PostgreSQL this aborts the transaction
+      return 'ok';
+    });
+    if (backend.kind === 'postgres') {
+      await expect(run).rejects.toThrow(/rolled back/);
+      expect(await store.transaction((tx) => tx.listOrganizations())).toEqual([]);
+    } else {
+      await expect(run).resolves.toBe('ok');
+      expect(await store.transaction((tx) => tx.listOrganizations())).toHaveLength(1);
+    }
+  });
+
+  it('a store reopened after close keeps its data', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertTransfer(transfer('tr_1', '5.25'));
+      await tx.claimIdempotency(claim());
+    });
+    await store.close();
+    await store.close(); // twice is fine
+    await expect(store.transaction(async () => 1)).rejects.toThrow(/closed/);
+    if (!backend.shared) return; // in memory: nothing to reopen
+    const reopened = open();
+    await reopened.migrate();
+    await reopened.transaction(async (tx) => {
+      expect(await tx.getOrganization('org_1')).toEqual(organization('org_1'));
+      expect(await tx.sumTransfers('org_1', ['completed'])).toEqual({ BRL: '5.25' });
+      expect(await tx.claimIdempotency(claim({ fingerprint: 'again' }))).toEqual(claim());
+    });
+  });
+});
+
+describe('createStore', () => {
+  it('is SQLite without a database URL, PostgreSQL with one', async () => {
+    const memory = createStore();
+    const empty = createStore({ databaseUrl: '', file: undefined });
+    expect([memory.kind, empty.kind]).toEqual(['sqlite', 'sqlite']);
+    await Promise.all([memory.close(), empty.close()]);
+    const remote = createStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(remote.kind).toBe('postgres');
+    await remote.close();
+  });
+});
