@@ -1,86 +1,96 @@
-// npm start: build the contract and the docs, then serve
-//   - the docs (dist/docs) plus the bundled spec at /openapi.yaml and /openapi.json  (DOCS_PORT, default 8080)
-//   - Prism's stateless mock of the bundled spec                                      (MOCK_PORT, default 4010)
-// on 127.0.0.1. A busy port falls back to a free one. Runs until Ctrl-C / SIGTERM, then stops both and exits 0.
-import { loadSpec } from '@payments/spec';
+// npm start: build the contract, then run the sandbox on 127.0.0.1 (PORT, default 8080; a busy port falls
+// back to a free one) with the docs at /docs/ and the bundled spec at /openapi.yaml|json; create (or reuse)
+// a demo organization with every product enabled and print the base URL, the docs URL, a fresh demo API key
+// and the admin token. State is kept in .sandbox-data/sandbox.db (node:sqlite), or in PostgreSQL when
+// DATABASE_URL is set. Runs until Ctrl-C / SIGTERM, then closes the server and the store and exits 0.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { jsonLogger } from '../../packages/sandbox/src/http.ts';
+import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
+import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
+import type { Organization } from '../../packages/sandbox/src/store/types.ts';
+import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { bundledJson, bundledYaml, docsDir } from '../lib/paths.ts';
-import { exampleCurls, isPortFree, parsePort, PrismStartError, startPrism, stopSignals, type PrismServer } from '../lib/prism.ts';
-import { serveStatic, type StaticServer } from '../lib/static-server.ts';
-import { log, main, step, StepError } from '../lib/steps.ts';
+import { bundledJson, bundledYaml, docsHtml, root } from '../lib/paths.ts';
+import { isPortFree, parsePort, stopSignals } from '../lib/prism.ts';
+import { log, main, step } from '../lib/steps.ts';
+
+const DEMO_NAME = 'Demo organization (npm start)';
 
 await main(async () => {
   const stop = stopSignals();
-  const docsPort = parsePort(process.env.DOCS_PORT, 8080, 'DOCS_PORT');
-  const mockPort = parsePort(process.env.MOCK_PORT, 4010, 'MOCK_PORT');
-
+  const wanted = parsePort(process.env.PORT, 8080, 'PORT');
   await buildContract();
   await buildDocs();
+  await lintAdminSpec();
 
-  // Prism's request log goes to stderr once the banner is out (its start-up route list would bury it).
-  let forwarding = false;
-  const forwardOutput = (text: string) => forwarding && process.stderr.write(text);
-  const docs = await step('serve docs', () => serveDocs(docsPort));
-  let prism: PrismServer;
-  try {
-    prism = await step('start Prism mock', () => startMock(mockPort, forwardOutput));
-  } catch (err) {
-    await docs.close();
-    throw err;
-  }
+  const dataDir = join(root, '.sandbox-data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = wanted === 0 || (await isPortFree(wanted)) ? wanted : 0;
+  if (port !== wanted) log(`  port ${wanted} is busy: using a free port instead`);
+  const sandbox = await step('start the sandbox', () =>
+    startSandbox({
+      port,
+      ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { file: join(dataDir, 'sandbox.db') }),
+      ...(process.env.SANDBOX_ADMIN_TOKEN ? { adminToken: process.env.SANDBOX_ADMIN_TOKEN } : {}),
+      logger: jsonLogger((text) => process.stderr.write(text)),
+      staticFiles: {
+        '/docs/': { file: docsHtml, type: 'text/html; charset=utf-8' },
+        '/docs': { file: docsHtml, type: 'text/html; charset=utf-8' },
+        '/openapi.yaml': { file: bundledYaml, type: 'application/yaml' },
+        '/openapi.json': { file: bundledJson, type: 'application/json' },
+      },
+    }),
+  );
+  const demoKey = await step('demo organization and API key', () => demoOrganization(sandbox));
 
-  const doc = loadSpec();
   process.stdout.write(
     [
       '',
-      `  Docs:       ${docs.url}`,
-      `  Spec:       ${docs.url}openapi.yaml  ${docs.url}openapi.json`,
-      `  Mock API:   ${prism.url}  (Prism, stateless: examples from the spec)`,
+      `  Sandbox API:  ${sandbox.url}   (store: ${sandbox.store.kind})`,
+      `  Docs:         ${sandbox.url}/docs/`,
+      `  Spec:         ${sandbox.url}/openapi.yaml`,
+      `  Demo API key: ${demoKey}`,
+      `  Admin token:  ${sandbox.adminToken}`,
       '',
-      ...exampleCurls(doc, prism.url, 'svc_live_placeholder').map((line) => `  ${line}`),
+      `  curl -s -H 'x-api-key: ${demoKey}' ${sandbox.url}/v1/banking/balance`,
+      `  node packages/sandbox/src/cli.ts --url ${sandbox.url} --token ${sandbox.adminToken} fault list`,
       '',
       '  Ctrl-C to stop.',
       '',
     ].join('\n'),
   );
 
-  forwarding = true;
-  const docsClosed = new Promise<void>((resolve) => docs.server.once('close', () => resolve()));
-  const reason = await stop.until([
-    { name: 'Prism', exited: prism.exited },
-    { name: 'docs server', exited: docsClosed },
-  ]);
-  await step('stop Prism and the docs server', () => Promise.all([prism.stop(), docs.close()]));
-  if (reason.kind === 'died') {
-    const detail = reason.name === 'Prism' ? ` Prism's last output:\n${prism.output().slice(-4000)}` : '';
-    throw new StepError(reason.name, `stopped unexpectedly (${reason.how}).${detail}`);
-  }
-  log(`stopped on ${reason.signal}`);
+  const reason = await stop.until([]); // the sandbox runs in this process, until a signal
+  await step('stop the sandbox', () => sandbox.close());
+  log(`stopped on ${reason.kind === 'signal' ? reason.signal : reason.name}`);
 });
 
-async function serveDocs(port: number): Promise<StaticServer> {
-  const routes = { '/openapi.yaml': bundledYaml, '/openapi.json': bundledJson };
-  try {
-    return await serveStatic(docsDir, { port, routes });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
-    log(`  port ${port} is busy: serving the docs on a free port instead`);
-    return serveStatic(docsDir, { port: 0, routes });
-  }
-}
-
-async function startMock(port: number, onOutput: (text: string) => void): Promise<PrismServer> {
-  if (port !== 0 && !(await isPortFree(port))) {
-    log(`  port ${port} is busy: starting the mock on a free port instead`);
-    return startPrism({ port: 0, onOutput });
-  }
-  try {
-    return await startPrism({ port, onOutput });
-  } catch (err) {
-    // Taken between the check and Prism's bind.
-    if (!(err instanceof PrismStartError && err.addressInUse) || port === 0) throw err;
-    log(`  port ${port} is busy: starting the mock on a free port instead`);
-    return startPrism({ port: 0, onOutput });
-  }
+/** The demo organization (created once, every product on), with a new key: keys are shown only once. */
+async function demoOrganization(sandbox: RunningSandbox): Promise<string> {
+  const { key, hash, prefix } = generateApiKey();
+  await sandbox.store.transaction(async (tx) => {
+    const now = new Date().toISOString();
+    let org: Organization | undefined = (await tx.listOrganizations()).find((o) => o.name === DEMO_NAME);
+    if (!org) {
+      org = {
+        id: `org_${randomUUID().replace(/-/g, '')}`,
+        name: DEMO_NAME,
+        apiAccess: true,
+        banking: true,
+        cards: true,
+        checkout: true,
+        walletTransfers: true,
+        cardTermsAccepted: true,
+        checkoutPix: true,
+        funding: { BRL: '100000.00', USD: '50000.00' },
+        createdAt: now,
+      };
+      await tx.insertOrganization(org);
+    }
+    await tx.insertApiKey({ id: `key_${randomUUID().replace(/-/g, '')}`, organizationId: org.id, hash, prefix, createdAt: now, revokedAt: null });
+  });
+  return key;
 }

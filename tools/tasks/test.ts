@@ -1,4 +1,5 @@
-// npm test: everything the tests need on a fresh machine (Chromium for the docs test), then the build (a
+// npm test: everything the tests need on a fresh machine (Chromium for the docs test, PostgreSQL's server
+// binaries for the sandbox's shared store), then the build (a
 // lint failure stops here with the linter's message), then every vitest suite. Ends with the line
 // `N passed, N failed` that CI reads.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,8 +7,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
+import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { ensureChromium } from '../lib/chromium.ts';
+import { ensurePostgresBinaries } from '../lib/postgres.ts';
 import { bin, root } from '../lib/paths.ts';
 import { log, StepError } from '../lib/steps.ts';
 
@@ -23,8 +26,10 @@ function summary(passed: number, failed: number): never {
 
 try {
   await ensureChromium();
+  await ensurePostgresBinaries();
   await buildContract();
   await buildDocs();
+  await lintAdminSpec();
   await generateCode({ check: Boolean(process.env.CI) });
   await compilePackages();
 } catch (err) {

@@ -187,8 +187,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       case 'unavailable':
       case 'pending_review':
         if (op.operationId === 'createTransfer' && request.idempotencyKey) {
-          const resolution = fault.kind === 'pending_review' ? 'pending_review' : (fault.resolution ?? 'pending');
-          await leaveUnresolved(request, resolution);
+          await leaveUnresolved(request, fault.resolution);
           throw new Failure(fault.kind === 'pending_review' ? 'banking_transfer_attempt_pending_review' : 'temporarily_unavailable');
         }
         throw new Failure('temporarily_unavailable'); // nothing was processed
@@ -231,12 +230,16 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     });
   }
 
-  /** A temporary 503 or pending review on transfer creation: the attempt is recorded, its outcome open. */
-  async function leaveUnresolved(request: Request, resolution: string): Promise<void> {
+  /**
+   * A temporary 503 or pending review on transfer creation: the attempt is recorded with its outcome open.
+   * `resolution` (from the fault) is what the next request with the key yields; by default `pending`, and
+   * `pending_review` holds the attempt until an admin resolves it.
+   */
+  async function leaveUnresolved(request: Request, resolution: string | null): Promise<void> {
     const fingerprint = handlers.createTransfer!.fingerprint!(request.body);
     await store.transaction(async (tx) => {
-      const existing = await tx.claimIdempotency(record(request, fingerprint, 'unresolved', resolution));
-      if (existing?.state === 'unresolved' && resolution === 'pending_review') {
+      const existing = await tx.claimIdempotency(record(request, fingerprint, 'unresolved', resolution ?? 'pending'));
+      if (existing?.state === 'unresolved' && resolution) {
         await tx.updateIdempotency(request.org.id, request.op.operationId, request.idempotencyKey!, { state: 'unresolved', status: null, body: null, resolution });
       }
     });

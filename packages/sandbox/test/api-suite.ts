@@ -230,10 +230,19 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         }
       });
 
-      it('pending review holds until resolved; never resolved by a new request', async () => {
+      it('pending review: by default the next retry resolves it; held, it waits for the admin', async () => {
         const { org, key } = await admin.org();
         const recipient = await pixRecipient(key);
         await admin.fault({ operationId: 'createTransfer', kind: 'pending_review', count: 1, organizationId: org.id });
+        const first = unique('order');
+        expectError(await transfer(key, recipient.id, '8.00', first), 'banking_transfer_attempt_pending_review');
+        expect((await transfer(key, recipient.id, '8.00', first)).body.status).toBe('pending');
+      });
+
+      it('pending review holds until resolved; never resolved by a new request', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        await admin.fault({ operationId: 'createTransfer', kind: 'pending_review', count: 1, organizationId: org.id, resolution: 'pending_review' });
         const idem = unique('order');
         expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');
         expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');

@@ -121,6 +121,7 @@ export const adminHandlers: Record<string, Handler> = {
     return { status: 200, body: { idempotencyKey: key, resolution: body.resolution } };
   },
   async createFault({ tx, body, now }) {
+    if (typeof body.organizationId === 'string') await organization(tx, body.organizationId);
     const fault: FaultRecord = {
       id: newId('flt'),
       organizationId: typeof body.organizationId === 'string' ? body.organizationId : null,
