@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { assumptions, errorCatalog, isObject, loadSpec, type Json } from '@payments/spec';
 import { docsSource, errorCatalogMarkdown } from '../../tools/lib/docs.ts';
+import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
 
 const doc = loadSpec();
 const catalog = errorCatalog(doc);
@@ -56,5 +57,10 @@ describe('the error catalog', () => {
     expect(errorsGuide).toContain(table);
     const assumptionsGuide = String(tags.find((t) => t.name === 'Assumptions')?.description);
     for (const a of assumptions(doc)) expect(assumptionsGuide).toContain(a.reason.replace(/\|/g, '\\|'));
+    const testValuesGuide = String(tags.find((t) => t.name === 'Sandbox test values')?.description);
+    for (const t of TEST_VALUES) {
+      expect(testValuesGuide).toContain(`\`${t.value}\``);
+      expect(codes.has(t.code), `${t.code} is a catalog code`).toBe(true);
+    }
   });
 });

@@ -3,6 +3,7 @@
 // self-contained HTML file (scripts inlined, no CDN).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { assumptions, errorCatalog, isObject, type Json, type OpenApiDocument } from '@payments/spec';
+import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
 import { bin, bundledJson, docsDir, docsHtml, docsSourceJson } from './paths.ts';
 import { runTool, step } from './steps.ts';
 
@@ -40,6 +41,19 @@ export function assumptionsMarkdown(doc: OpenApiDocument): string {
   ].join('\n');
 }
 
+/** The sandbox's deterministic test values, the way card networks publish test card numbers. */
+export function testValuesMarkdown(): string {
+  return [
+    'The sandbox (`npm start`) implements the documented behaviour with state. Provider-side outcomes that a real server decides are triggered by these values:',
+    '',
+    '| Send | Value | Operation | Outcome | What happens |',
+    '|---|---|---|---|---|',
+    ...TEST_VALUES.map((t) => `| ${cell(t.field)} | \`${cell(t.value)}\` | \`${t.operationId}\` | \`${t.code}\` | ${cell(t.meaning)} |`),
+    '',
+    'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `openapi-admin/` and `node packages/sandbox/src/cli.ts --help`.',
+  ].join('\n');
+}
+
 const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** A copy of the document with the derived guides, and an "Assumed" note on each assumed node's description. */
@@ -61,10 +75,11 @@ export function docsSource(doc: OpenApiDocument): OpenApiDocument {
   if (!errors) throw new Error('the document has no Errors tag for the catalog');
   errors.description = `${String(errors.description ?? '')}\n\n${errorCatalogMarkdown(doc)}`;
   tags.push({ name: 'Assumptions', 'x-traitTag': true, description: assumptionsMarkdown(doc) });
+  tags.push({ name: 'Sandbox test values', 'x-traitTag': true, description: testValuesMarkdown() });
   out.tags = tags;
   const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
   const guides = groups.find((g) => g.name === 'Guides');
-  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions');
+  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values');
   return out;
 }
 

@@ -125,11 +125,11 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       const record = await tx.findApiKeyByHash(hash);
       if (!record || !sameHash(record.hash, hash) || record.revokedAt) return undefined;
       const org = await tx.getOrganization(record.organizationId);
-      return org ? { record: org, keyId: record.id, prefix: record.prefix } : undefined;
+      return org ? { record: org, keyId: record.id } : undefined;
     });
     if (!found) throw new Failure('invalid_api_key');
     line.organizationId = found.record.id;
-    line.keyPrefix = found.prefix;
+    line.keyId = found.keyId;
     return found;
   }
 

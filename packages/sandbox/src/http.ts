@@ -47,8 +47,8 @@ export interface LogLine {
   ms: number;
   operationId?: string;
   organizationId?: string;
-  /** The key's display prefix only (`svc_live_AbC1`), never the key. */
-  keyPrefix?: string;
+  /** The API key's id (never the key, nor its prefix: a log scan for `svc_live_` must come back empty). */
+  keyId?: string;
   code?: string;
   fault?: string;
 }
