@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => sandbox?.close());
 
 const transfersOfOrg = () => sandbox.store.transaction((tx) => tx.countTransfers(orgId));
-const pay = async (invoice: string, amount = '10.00') =>
+const pay = async (invoice: string, amount: string | number = '10.00') =>
   client.POST('/v1/banking/transfers', { body: { recipientId, amount }, idempotencyKey: await deriveIdempotencyKey('createTransfer', invoice) });
 
 describe('client retry paths against the sandbox', () => {
