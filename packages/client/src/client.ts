@@ -4,11 +4,11 @@
 // the typed data with the key and the attempt count, or throws one of our errors carrying both.
 import createClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payments/types';
-import { ApiError, EdgeError, PaymentsError, type ErrorContext } from './errors.ts';
+import { AbortError, ApiError, EdgeError, PaymentsError, type ErrorContext } from './errors.ts';
 import { operationIds, retryableCodes } from './generated/spec-rules.ts';
 import { newIdempotencyKey } from './idempotency.ts';
-import { policyFor, type RetryOptions } from './policy.ts';
-import { parseRetryAfter, retryingFetch, sleep, type RetryEvent, type Runtime } from './retry-fetch.ts';
+import { policyFor, type RetryOptions, type RetryPolicy } from './policy.ts';
+import { attemptSignal, parseRetryAfter, retryingFetch, sleep, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
 import { checkBody, checkIdempotencyKey } from './validate.ts';
 
 /** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
@@ -39,15 +39,10 @@ export interface Result<D> {
   attempts: number;
 }
 
-export interface LogEvent {
-  event: 'retry' | 'success' | 'failure';
-  operationId: string | undefined;
-  idempotencyKey: string | undefined;
-  attempts: number;
-  status?: number;
-  code?: string;
-  delayMs?: number;
-}
+/** What `logger` receives: ids, counts and codes only, never headers, bodies or the API key. */
+export type LogEvent =
+  | ({ event: 'retry' } & RetryEvent)
+  | { event: 'success' | 'failure'; operationId: string | undefined; idempotencyKey: string | undefined; attempts: number; status?: number; code?: string };
 
 export interface PaymentsClientOptions {
   apiKey: string;
@@ -73,7 +68,7 @@ const inBrowser = () => typeof (globalThis as { document?: unknown }).document !
 
 export function createPaymentsClient(options: PaymentsClientOptions) {
   if (inBrowser() && !options.dangerouslyAllowBrowser) {
-    throw new PaymentsError('API keys are server-only: this client refuses to run in a browser (see dangerouslyAllowBrowser)', false);
+    throw new PaymentsError('API keys are server-only (see dangerouslyAllowBrowser)', false);
   }
   if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', false);
   const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
@@ -87,12 +82,14 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     timeoutMs: options.timeoutMs ?? 30_000,
     onRetry: (event) => {
       options.onRetry?.(event);
-      log?.({ event: 'retry', operationId: event.operationId, idempotencyKey: event.idempotencyKey, attempts: event.attempt, delayMs: event.delayMs, ...(typeof event.reason === 'number' ? { status: event.reason } : {}), ...(event.code ? { code: event.code } : {}) });
+      log?.({ event: 'retry', ...event });
     },
   };
 
+  const policies = new Map<string | undefined, RetryPolicy>();
+
   async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
-    const { idempotencyKey, ...rest } = init;
+    const { idempotencyKey, signal: caller, ...rest } = init;
     const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
     const header = { ...rest.params?.header };
     const key: string | undefined = method === 'POST' ? (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey()) : undefined;
@@ -102,20 +99,31 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
       header['Idempotency-Key'] = key;
     }
     const body = rest.body === undefined ? undefined : checkBody(operationId ?? '', rest.body, context);
-    const fetch = retryingFetch(runtime, policyFor(operationId, options.retry), context);
-    const { data, error, response } = await api.request(method as 'get', path as never, {
-      ...rest,
-      ...(body === undefined ? {} : { body }),
-      params: { ...rest.params, header },
-      fetch,
-    } as never);
-    if (response.ok) {
-      log?.({ event: 'success', operationId, idempotencyKey: key, attempts: context.attempts, status: response.status });
-      return { data, response, idempotencyKey: key, attempts: context.attempts };
+    if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
+    let bodyText: string | undefined;
+    const state: CallState = { caller, first: attemptSignal(runtime.timeoutMs, caller), bodyText: () => bodyText };
+    let policy = policies.get(operationId);
+    if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
+    const fetch = retryingFetch(runtime, policy, context, state);
+    let result;
+    try {
+      result = await api.request(method as 'get', path as never, {
+        ...rest,
+        ...(body === undefined ? {} : { body }),
+        params: { ...rest.params, header },
+        bodySerializer: (value: unknown) => (bodyText = JSON.stringify(value)),
+        signal: state.first.signal,
+        fetch,
+      } as never);
+      if (!result.response.ok) throw toError(result.response, result.error, context);
+    } catch (err) {
+      log?.({ event: 'failure', operationId, idempotencyKey: key, attempts: context.attempts, ...(err instanceof ApiError ? { status: err.status, code: err.code } : {}) });
+      throw err;
+    } finally {
+      (state.last ?? state.first).dispose();
     }
-    const failure = toError(response, error, context);
-    log?.({ event: 'failure', operationId, idempotencyKey: key, attempts: context.attempts, status: response.status, ...('code' in failure ? { code: String(failure.code) } : {}) });
-    throw failure;
+    log?.({ event: 'success', operationId, idempotencyKey: key, attempts: context.attempts, status: result.response.status });
+    return { data: result.data, response: result.response, idempotencyKey: key, attempts: context.attempts };
   }
 
   return {

@@ -10,13 +10,13 @@ export interface ErrorContext {
 
 export class PaymentsError extends Error {
   override name = 'PaymentsError';
-  operationId: string | undefined;
+  declare operationId: string | undefined;
   /** The key every attempt of this call carried; reuse it to retry the same request later. */
-  idempotencyKey: string | undefined;
+  declare idempotencyKey: string | undefined;
   /** Requests sent for this call (0 when it was refused before sending). */
-  attempts: number;
+  declare attempts: number;
   /** Whether repeating the same request later, with the same key, may succeed. */
-  retryable: boolean;
+  declare retryable: boolean;
 
   constructor(message: string, retryable: boolean, context: ErrorContext = {}, options?: { cause?: unknown }) {
     super(message, options);
@@ -35,12 +35,12 @@ export class PaymentsError extends Error {
 /** The API answered with the shared error body (or a non-2xx without one that is not the edge's). */
 export class ApiError<Code extends string = string> extends PaymentsError {
   override name = 'ApiError';
-  status: number;
+  declare status: number;
   /** Machine-readable code; unknown codes are passed through as they came. */
-  code: Code;
-  requestId: string | undefined;
+  declare code: Code;
+  declare requestId: string | undefined;
   /** Seconds from a Retry-After header, when the response had one. */
-  retryAfter: number | undefined;
+  declare retryAfter: number | undefined;
 
   constructor(
     status: number,
@@ -60,9 +60,9 @@ export class ApiError<Code extends string = string> extends PaymentsError {
 /** 502/504 without the JSON error body, from the edge network: the outcome is unknown. */
 export class EdgeError extends PaymentsError {
   override name = 'EdgeError';
-  status: number;
+  declare status: number;
   constructor(status: number, context: ErrorContext) {
-    super(`HTTP ${status} from the edge network: the request may or may not have been processed; retry with the same Idempotency-Key`, true, context);
+    super(`HTTP ${status} from the edge: outcome unknown, retry with the same Idempotency-Key`, true, context);
     this.status = status;
   }
 }
@@ -71,7 +71,7 @@ export class EdgeError extends PaymentsError {
 export class TimeoutError extends PaymentsError {
   override name = 'TimeoutError';
   constructor(timeoutMs: number, context: ErrorContext) {
-    super(`no response within ${timeoutMs} ms: the request may or may not have been processed; retry with the same Idempotency-Key`, true, context);
+    super(`no response in ${timeoutMs} ms: outcome unknown, retry with the same Idempotency-Key`, true, context);
   }
 }
 
@@ -79,7 +79,7 @@ export class TimeoutError extends PaymentsError {
 export class NetworkError extends PaymentsError {
   override name = 'NetworkError';
   constructor(cause: unknown, context: ErrorContext) {
-    super(`network error (${cause instanceof Error ? cause.message : 'unknown'}): retry with the same Idempotency-Key`, true, context, { cause });
+    super(`network error: outcome unknown, retry with the same Idempotency-Key`, true, context, { cause });
   }
 }
 
@@ -87,7 +87,7 @@ export class NetworkError extends PaymentsError {
 export class AbortError extends PaymentsError {
   override name = 'AbortError';
   constructor(context: ErrorContext) {
-    super('aborted by the caller; if a request was sent, retry later with the same Idempotency-Key', true, context);
+    super('aborted: if a request was sent, retry with the same Idempotency-Key', true, context);
   }
 }
 
@@ -95,8 +95,8 @@ export class AbortError extends PaymentsError {
 export class ValidationError extends PaymentsError {
   override name = 'ValidationError';
   /** The code the API would answer with (`invalid_checkout_session_amount`, …). */
-  code: string;
-  field: string | undefined;
+  declare code: string;
+  declare field: string | undefined;
   constructor(code: string, message: string, field: string | undefined, context: ErrorContext) {
     super(message, false, context);
     this.code = code;

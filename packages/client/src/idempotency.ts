@@ -14,9 +14,9 @@ export function newIdempotencyKey(): string {
  * Bun and edge runtimes). Use the id of the thing being paid (`invoice-42`), never a hash of the payload.
  */
 export async function deriveIdempotencyKey(operation: string, stableId: string, namespace = KEY_NAMESPACE): Promise<string> {
-  if (!stableId) throw new TypeError('deriveIdempotencyKey needs a non-empty stable id');
+  if (!stableId) throw new TypeError('empty stable id');
   const ns = namespace.replace(/-/g, '');
-  if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace must be a UUID');
+  if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace: not a UUID');
   const name = new TextEncoder().encode(`${operation}:${stableId}`);
   const data = new Uint8Array(16 + name.length);
   for (let i = 0; i < 16; i++) data[i] = parseInt(ns.slice(i * 2, i * 2 + 2), 16);

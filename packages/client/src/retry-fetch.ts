@@ -8,8 +8,8 @@ import { retryDelay, type Attempt, type RetryPolicy } from './policy.ts';
 export interface RetryEvent {
   operationId: string | undefined;
   idempotencyKey: string | undefined;
-  /** The attempt that just failed (1 = the first request). */
-  attempt: number;
+  /** Requests sent so far; the last one just failed. */
+  attempts: number;
   delayMs: number;
   reason: 'network' | 'timeout' | number;
   code: string | undefined;
@@ -60,25 +60,73 @@ async function inspect(response: Response, now: number): Promise<Attempt> {
   return { kind: 'response', status, code, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
 }
 
+/**
+ * One attempt's signal: aborts on the caller's signal or after `timeoutMs`. A plain timer and listener,
+ * released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until the
+ * timeout fires, 30 s later).
+ */
+export interface AttemptSignal {
+  signal: AbortSignal;
+  timedOut: boolean;
+  dispose(): void;
+}
+
+export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined): AttemptSignal {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(caller?.reason);
+  const timer = setTimeout(() => {
+    attempt.timedOut = true;
+    controller.abort(new DOMException('timeout', 'TimeoutError'));
+  }, timeoutMs);
+  (timer as { unref?: () => void }).unref?.();
+  caller?.addEventListener('abort', onAbort, { once: true });
+  const attempt: AttemptSignal = {
+    signal: controller.signal,
+    timedOut: false,
+    dispose() {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
+  return attempt;
+}
+
+export interface CallState {
+  /** The caller's signal (the Request carries the attempt's). */
+  caller: AbortSignal | undefined;
+  /** The first attempt's signal, already on the Request openapi-fetch built. */
+  first: AttemptSignal;
+  /** The serialized body, to rebuild the Request for a retry (the first attempt consumed it). */
+  bodyText: () => string | undefined;
+  /** The attempt whose response is returned: the caller disposes it once the body is read. */
+  last?: AttemptSignal;
+}
+
 /** A `fetch` for one call: retries per `policy`, counting attempts into `context`. */
-export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: ErrorContext & { attempts: number }) {
+export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: ErrorContext & { attempts: number }, state: CallState) {
   return async (request: Request): Promise<Response> => {
     const started = runtime.now();
-    const caller = request.signal;
+    const caller = state.caller;
     let unavailable = 0;
+    let attempt = state.first;
+    let toSend = request; // the first attempt sends openapi-fetch's Request as it is: no clone, no copy
     for (;;) {
-      if (caller.aborted) throw new AbortError(context);
+      if (caller?.aborted) throw new AbortError(context);
       context.attempts++;
-      const timeout = AbortSignal.timeout(runtime.timeoutMs);
       let response: Response | undefined;
       let outcome: Attempt;
       let failure: unknown;
       try {
-        response = await runtime.fetch(new Request(request.clone(), { signal: AbortSignal.any([caller, timeout]) }));
+        response = await runtime.fetch(toSend);
+        if (response.ok) {
+          state.last = attempt; // the common case: an answer, nothing to decide
+          return response;
+        }
         outcome = await inspect(response, runtime.now());
       } catch (err) {
-        if (caller.aborted) throw new AbortError(context);
-        outcome = { kind: timeout.aborted ? 'timeout' : 'network' };
+        attempt.dispose();
+        if (caller?.aborted) throw new AbortError(context);
+        outcome = { kind: attempt.timedOut ? 'timeout' : 'network' };
         failure = err;
       }
       if (outcome.kind === 'response' && outcome.status === 503) unavailable++;
@@ -86,24 +134,35 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Er
       const final =
         delay === undefined || context.attempts >= policy.maxAttempts || runtime.now() - started + delay > policy.deadlineMs;
       if (final) {
-        if (response) return response; // openapi-fetch parses it; the client turns a failure into its error
+        if (response) {
+          state.last = attempt; // still guards the body openapi-fetch is about to read
+          return response;
+        }
         throw outcome.kind === 'timeout' ? new TimeoutError(runtime.timeoutMs, context) : new NetworkError(failure, context);
       }
       runtime.onRetry?.({
         operationId: context.operationId,
         idempotencyKey: context.idempotencyKey,
-        attempt: context.attempts,
+        attempts: context.attempts,
         delayMs: delay,
         reason: outcome.kind === 'response' ? outcome.status : outcome.kind,
         code: outcome.kind === 'response' ? outcome.code : undefined,
       });
       await response?.body?.cancel().catch(() => {});
+      attempt.dispose();
       try {
-        await runtime.sleep(delay, caller);
+        await runtime.sleep(delay, caller ?? neverAborted);
       } catch (err) {
-        if (caller.aborted) throw new AbortError(context);
+        if (caller?.aborted) throw new AbortError(context);
         throw err;
       }
+      if (caller?.aborted) throw new AbortError(context);
+      attempt = attemptSignal(runtime.timeoutMs, caller);
+      // Same URL, method and headers (so the same Idempotency-Key) as the first attempt, by construction.
+      const bodyText = state.bodyText();
+      toSend = new Request(request, bodyText === undefined ? { signal: attempt.signal } : { body: bodyText, signal: attempt.signal });
     }
   };
 }
+
+const neverAborted = new AbortController().signal;

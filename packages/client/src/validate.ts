@@ -6,16 +6,19 @@ import { bodyRules, idempotencyKeyRules } from './generated/spec-rules.ts';
 
 type Rules = { minLength?: number; maxLength?: number; pattern?: string };
 
+const compiled = new Map<string, RegExp>();
+/** The spec's patterns, compiled once: this runs on every call. */
+const regex = (pattern: string) => compiled.get(pattern) ?? compiled.set(pattern, new RegExp(pattern)).get(pattern)!;
+
 export function checkIdempotencyKey(operationId: string, key: string, context: ErrorContext): void {
   const rule = (idempotencyKeyRules as Record<string, Rules>)[operationId];
   if (!rule) return;
   const bad =
     (rule.minLength !== undefined && key.length < rule.minLength) ||
     (rule.maxLength !== undefined && key.length > rule.maxLength) ||
-    (rule.pattern !== undefined && !new RegExp(rule.pattern).test(key));
+    (rule.pattern !== undefined && !regex(rule.pattern).test(key));
   if (bad) {
-    const shape = rule.pattern ? ` matching ${rule.pattern}` : ` of ${rule.minLength}–${rule.maxLength} characters`;
-    throw new ValidationError('invalid_request', `Idempotency-Key must be a string${shape}`, 'Idempotency-Key', context);
+    throw new ValidationError('invalid_request', `Idempotency-Key must match ${rule.pattern ?? `${rule.minLength}–${rule.maxLength} characters`}`, 'Idempotency-Key', context);
   }
 }
 
@@ -31,7 +34,7 @@ export function normalizeAmount(value: unknown, pattern: string): string | undef
   } else {
     return undefined;
   }
-  if (!new RegExp(pattern).test(text)) return undefined;
+  if (!regex(pattern).test(text)) return undefined;
   const [whole, fraction = ''] = text.split('.');
   return `${whole}.${fraction.padEnd(2, '0')}`;
 }
@@ -50,7 +53,7 @@ export function checkBody<B>(operationId: string, body: B, context: ErrorContext
     if (fields[field] === undefined) continue;
     const normalized = normalizeAmount(fields[field], pattern);
     if (normalized === undefined) {
-      throw new ValidationError(code, `${field} must be a positive decimal with at most two decimal places`, field, context);
+      throw new ValidationError(code, `${field}: not a positive amount with at most 2 decimals`, field, context);
     }
     out ??= { ...fields };
     out[field] = normalized;
