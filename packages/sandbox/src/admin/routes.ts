@@ -178,7 +178,8 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
 
   return async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
     const error = (status: number, code: string, message: string) => sendJson(res, status, { error: message, code, requestId });
-    const presented = Buffer.from(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+    const header = String(req.headers.authorization ?? '');
+    const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     let params: Record<string, string> = {};

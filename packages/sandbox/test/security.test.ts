@@ -1,0 +1,164 @@
+// The security suite: no one let in who should not be, and no secret where it should not be.
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec, operations } from '@payments/spec';
+import { createPaymentsClient } from '@payments/client';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
+import { root } from '../../../tools/lib/paths.ts';
+import { jsonLogger } from '../src/http.ts';
+import { adminSpecPath, startSandbox, type RunningSandbox } from '../src/sandbox.ts';
+import { adminOf, call, UUID } from './support.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-security-'));
+const logs: string[] = [];
+let sandbox: RunningSandbox;
+let admin: ReturnType<typeof adminOf>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ file: join(dir, 'sandbox.db'), logger: jsonLogger((line) => logs.push(line)) });
+  admin = adminOf(sandbox);
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A concrete path and minimal valid-looking request for every operation of the spec. */
+const requests = operations(loadSpec()).map(({ method, path }) => ({
+  method: method.toUpperCase(),
+  path: path.replace(/\{[^}]+\}/g, 'x_1'),
+  body: method === 'post' ? {} : undefined,
+}));
+
+describe('keys at rest', () => {
+  it('the embedded store file holds key hashes and prefixes, never a key', async () => {
+    const keys = await Promise.all(Array.from({ length: 5 }, async () => (await admin.org()).key));
+    await sandbox.store.transaction((tx) => tx.listOrganizations()); // let WAL writes land
+    const files = readdirSync(dir).map((f) => readFileSync(join(dir, f)));
+    expect(files.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      for (const bytes of files) expect(bytes.includes(Buffer.from(key)), `${key} found in the store`).toBe(false);
+      const hash = (await import('node:crypto')).createHash('sha256').update(key).digest('hex');
+      expect(files.some((bytes) => bytes.includes(Buffer.from(hash)))).toBe(true);
+    }
+  });
+
+  it('the PostgreSQL store holds key hashes and prefixes, never a key', async () => {
+    let cluster: ThrowawayPostgres | undefined;
+    let shared: RunningSandbox | undefined;
+    try {
+      cluster = await startThrowawayPostgres();
+      shared = await startSandbox({ databaseUrl: cluster.url });
+      const { key } = await adminOf(shared).org();
+      const db = new pg.Client({ connectionString: cluster.url });
+      await db.connect();
+      const rows = (await db.query('SELECT * FROM api_keys')).rows as Record<string, unknown>[];
+      await db.end();
+      expect(rows).toHaveLength(1);
+      expect(Object.keys(rows[0]!).sort()).toEqual(['created_at', 'hash', 'id', 'organization_id', 'prefix', 'revoked_at']);
+      expect(JSON.stringify(rows)).not.toContain(key);
+      expect(key.startsWith(String(rows[0]!.prefix))).toBe(true);
+    } finally {
+      await shared?.close();
+      await cluster?.stop();
+    }
+  });
+});
+
+describe('who gets in', () => {
+  it('a revoked key fails on the very next request', async () => {
+    const { key, keyId } = await admin.org();
+    expect((await call(sandbox.url, 'GET', '/v1/banking/balance', { key })).status).toBe(200);
+    await admin.req('POST', `/api-keys/${keyId}/revoke`);
+    const reply = await call(sandbox.url, 'GET', '/v1/banking/balance', { key });
+    expect(reply.status).toBe(401);
+    expect(reply.body.code).toBe('invalid_api_key');
+  });
+
+  it("one organization's key cannot see another's transfers (404, as documented)", async () => {
+    const a = await admin.org();
+    const b = await admin.org();
+    const recipient = await call(sandbox.url, 'POST', '/v1/banking/recipients', { key: a.key, idem: 'r-sec-1', body: { rail: 'usd_ach', nickname: 'Sec' } });
+    const transfer = await call(sandbox.url, 'POST', '/v1/banking/transfers', { key: a.key, idem: 't-sec-1', body: { recipientId: recipient.body.id, amount: '1.00' } });
+    expect(transfer.status).toBe(201);
+    const foreign = await call(sandbox.url, 'GET', `/v1/banking/transfers/${transfer.body.id}`, { key: b.key });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.code).toBe('banking_transfer_not_found');
+    expect(foreign.text).not.toContain(recipient.body.id);
+  });
+
+  it('every admin operation refuses a request without the admin token, or with a wrong one', async () => {
+    const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8'));
+    const adminOps = operations(adminSpec);
+    expect(adminOps.length).toBeGreaterThan(10);
+    for (const { method, path } of adminOps) {
+      const url = path.replace(/\{[^}]+\}/g, 'x_1');
+      for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: sandbox.adminToken }]) {
+        const reply = await call(sandbox.url, method.toUpperCase(), url, { headers, ...(method === 'get' || method === 'delete' ? {} : { body: {} }) });
+        expect(reply.status, `${method} ${path} with ${JSON.stringify(headers)}`).toBe(401);
+        expect(reply.body).toMatchObject({ code: 'unauthorized', requestId: expect.stringMatching(UUID) });
+      }
+    }
+  });
+});
+
+describe('what leaves the server', () => {
+  it('no CORS header on any response of any operation, preflights included', async () => {
+    const { key } = await admin.org();
+    const origin = { origin: 'https://attacker.example' };
+    for (const { method, path, body } of requests) {
+      const replies = [
+        await call(sandbox.url, 'OPTIONS', path, { headers: { ...origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-api-key, idempotency-key' } }),
+        await call(sandbox.url, method, path, { key, headers: origin, ...(body ? { body, idem: `cors-${Math.random()}` } : {}) }),
+        await call(sandbox.url, method, path, { headers: origin }),
+      ];
+      for (const reply of replies) {
+        expect([...reply.headers.keys()].filter((h) => h.startsWith('access-control-')), `${method} ${path}`).toEqual([]);
+      }
+    }
+  });
+
+  it('oversized and malformed bodies get the shared error body, never a stack trace', async () => {
+    const { key } = await admin.org();
+    for (const { method, path } of requests.filter((r) => r.method === 'POST')) {
+      const big = await call(sandbox.url, method, path, { key, idem: `big-${path.length}-key`, raw: JSON.stringify({ x: 'y'.repeat(300_000) }), headers: { 'content-type': 'application/json' } });
+      expect(big.status, path).toBe(413);
+      expect(big.body).toMatchObject({ code: 'payload_too_large', requestId: expect.stringMatching(UUID) });
+      const bad = await call(sandbox.url, method, path, { key, idem: `bad-${path.length}-key`, raw: '{"unterminated": ', headers: { 'content-type': 'application/json' } });
+      expect(bad.status, path).toBe(400);
+      expect(bad.body).toMatchObject({ code: 'invalid_request', requestId: expect.stringMatching(UUID) });
+      for (const reply of [big, bad]) expect(reply.text).not.toMatch(/\bat \w|node:internal|\.ts:\d+/);
+    }
+  });
+
+  it('the API key never appears in the sandbox logs or in client errors', async () => {
+    const { key } = await admin.org({ banking: false });
+    const client = createPaymentsClient({ apiKey: key, baseUrl: sandbox.url, retry: { maxAttempts: 1 } });
+    const errors: unknown[] = [];
+    for (const attempt of [
+      () => client.GET('/v1/banking/balance'),
+      () => client.POST('/v1/banking/transfers', { body: { recipientId: 'r', amount: 1 } }),
+      () => client.POST('/v1/checkout/sessions', { body: { amount: 0 } }),
+    ]) {
+      await attempt().catch((err: unknown) => errors.push(err));
+    }
+    expect(errors).toHaveLength(3);
+    const text = [...logs, ...errors.map((e) => JSON.stringify(e)), ...errors.map((e) => String((e as Error).stack))].join('\n');
+    expect(logs.length).toBeGreaterThan(5);
+    expect(text).not.toContain('svc_live_');
+  });
+});
+
+describe('lint', () => {
+  it('every OWASP rule switched off in .spectral.yaml carries its reason', () => {
+    const lines = readFileSync(join(root, '.spectral.yaml'), 'utf8').split('\n');
+    const overrides = lines.map((line, i) => ({ line, i })).filter(({ line }) => /^\s+owasp:[\w:-]+:\s*(off|warn|info|hint)\b/.test(line));
+    expect(overrides.length).toBeGreaterThan(0);
+    for (const { line, i } of overrides) {
+      expect(lines[i - 1]?.trim().startsWith('#') || lines[i - 2]?.trim().startsWith('#'), `${line.trim()} has no reason above it`).toBe(true);
+    }
+  });
+});
