@@ -41,3 +41,14 @@ it('the rate limit is shared: 600 requests over two instances, the 601st refused
   }
   for (const sandbox of [a, b]) expect((await call(sandbox.url, 'GET', '/v1/banking/balance', { key })).status).toBe(429);
 });
+
+it('recipient uniqueness holds across instances: 20 concurrent creations of one nickname make one recipient', async () => {
+  const { org, key } = await adminOf(a).org();
+  const replies = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => call(i % 2 ? a.url : b.url, 'POST', '/v1/banking/recipients', { key, idem: `rcp-race-${i}`, body: { rail: 'brl_pix', nickname: 'Race', pixKey: `race-${i}@example.com` } })),
+  );
+  expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+  expect(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'recipient_nickname_already_exists')).toBe(true);
+  const created = replies.find((r) => r.status === 201)!.body;
+  expect(await a.store.transaction((tx) => tx.findActiveRecipientByNickname(org.id, 'Race'))).toMatchObject({ id: created.id });
+});

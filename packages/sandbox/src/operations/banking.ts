@@ -35,6 +35,7 @@ export const createRecipient: OperationHandler = {
     const address = typeof body.destinationAddress === 'string' ? body.destinationAddress : null;
     if (address !== null && !validAddress(address)) throw new Failure('invalid_destination_address');
     if (nickname === testValue('recipient_partner_sync_failed').value) throw new Failure('recipient_partner_sync_failed');
+    await tx.lockOrganization(org.id); // the uniqueness checks below must not race another instance
     if (await tx.findActiveRecipientByNickname(org.id, nickname)) throw new Failure('recipient_nickname_already_exists');
     const pixKey = typeof body.pixKey === 'string' ? body.pixKey : null;
     if (pixKey !== null && (await tx.findRecipientByPixKey(org.id, pixKey))) throw new Failure('recipient_already_exists');

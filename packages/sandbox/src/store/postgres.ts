@@ -340,6 +340,9 @@ function transactionOn(client: PoolClient): Transaction {
     },
 
     // recipients
+    async lockOrganization(id) {
+      await query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [id]);
+    },
     async insertRecipient(r) {
       await query(
         `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)

@@ -364,6 +364,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     },
 
     // recipients
+    async lockOrganization() {
+      // Transactions are serialized (one connection, BEGIN IMMEDIATE): nothing else can run meanwhile.
+    },
     async insertRecipient(r) {
       run(
         `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)

@@ -122,6 +122,11 @@ export interface Transaction {
   getOrganization(id: string): Promise<Organization | undefined>;
   updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt'>>): Promise<Organization | undefined>;
   listOrganizations(): Promise<Organization[]>;
+  /**
+   * Holds the organization's row until the transaction ends, so checks that span rows (an active nickname,
+   * a PIX key) cannot race between instances. A no-op where transactions are already serialized (SQLite).
+   */
+  lockOrganization(id: string): Promise<void>;
 
   // API keys
   insertApiKey(key: ApiKeyRecord): Promise<void>;
