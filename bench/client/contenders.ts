@@ -9,7 +9,7 @@ import { createPaymentsClient } from '@payments/client';
 import type { Contender } from '../lib/rounds.ts';
 import { API_KEY, BALANCE_PATH, TRANSFERS_PATH, balance, nextKey, transfer, transferBody } from './fixtures.ts';
 
-export type Transport = (request: Request) => Promise<Response>;
+export type Transport = (request: Request, init?: { signal: AbortSignal }) => Promise<Response>;
 
 export const kinds = ['bare fetch', 'openapi-fetch', 'our client', 'candidate'] as const;
 export const ops = ['POST transfer', 'GET balance'] as const;
@@ -30,7 +30,7 @@ export const stubTransport: Transport = async (request) => {
 };
 
 /** The machine's fetch (undici), keep-alive to the bench server. */
-export const httpTransport: Transport = (request) => globalThis.fetch(request);
+export const httpTransport: Transport = (request, init) => globalThis.fetch(request, init);
 
 function expect(condition: unknown, what: string): asserts condition {
   if (!condition) throw new Error(`contender check failed: ${what}`);

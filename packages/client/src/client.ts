@@ -47,8 +47,8 @@ export type LogEvent =
 export interface PaymentsClientOptions {
   apiKey: string;
   baseUrl: string;
-  /** A custom fetch (tests, proxies, instrumentation). */
-  fetch?: (request: Request) => Promise<Response>;
+  /** A custom fetch (tests, proxies, instrumentation). It must honour `init.signal` (the attempt's timeout and the caller's abort). */
+  fetch?: (request: Request, init: { signal: AbortSignal }) => Promise<Response>;
   retry?: RetryOptions;
   /** Per attempt, not per call. Default 30 s. */
   timeoutMs?: number;
@@ -72,7 +72,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   }
   if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', false);
   const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
-  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const baseFetch = options.fetch ?? ((request: Request, init?: { signal: AbortSignal }) => globalThis.fetch(request, init));
   const log = options.logger;
   const runtime: Runtime = {
     fetch: baseFetch,
@@ -91,10 +91,11 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
     const { idempotencyKey, signal: caller, ...rest } = init;
     const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
-    const header = { ...rest.params?.header };
-    const key: string | undefined = method === 'POST' ? (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey()) : undefined;
+    // Only a POST gets a key (and so its own header object); a GET passes its params through untouched.
+    const header = method === 'POST' ? { ...rest.params?.header } : undefined;
+    const key: string | undefined = header && (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey());
     const context: ErrorContext & { attempts: number } = { operationId, idempotencyKey: key, attempts: 0 };
-    if (key !== undefined) {
+    if (header && key !== undefined) {
       checkIdempotencyKey(operationId ?? '', key, context);
       header['Idempotency-Key'] = key;
     }
@@ -109,10 +110,8 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     try {
       result = await api.request(method as 'get', path as never, {
         ...rest,
-        ...(body === undefined ? {} : { body }),
-        params: { ...rest.params, header },
-        bodySerializer: (value: unknown) => (bodyText = JSON.stringify(value)),
-        signal: state.first.signal,
+        ...(header ? { params: { ...rest.params, header } } : {}),
+        ...(body === undefined ? {} : { body, bodySerializer: (value: unknown) => (bodyText = JSON.stringify(value)) }),
         fetch,
       } as never);
       if (!result.response.ok) throw toError(result.response, result.error, context);

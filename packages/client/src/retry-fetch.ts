@@ -16,7 +16,8 @@ export interface RetryEvent {
 }
 
 export interface Runtime {
-  fetch: (request: Request) => Promise<Response>;
+  /** Gets the attempt's signal in `init`: the Request itself carries none (building one with a signal costs more). */
+  fetch: (request: Request, init: { signal: AbortSignal }) => Promise<Response>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   now: () => number;
   random: () => number;
@@ -117,7 +118,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Er
       let outcome: Attempt;
       let failure: unknown;
       try {
-        response = await runtime.fetch(toSend);
+        response = await runtime.fetch(toSend, { signal: attempt.signal });
         if (response.ok) {
           state.last = attempt; // the common case: an answer, nothing to decide
           return response;
@@ -160,7 +161,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Er
       attempt = attemptSignal(runtime.timeoutMs, caller);
       // Same URL, method and headers (so the same Idempotency-Key) as the first attempt, by construction.
       const bodyText = state.bodyText();
-      toSend = new Request(request, bodyText === undefined ? { signal: attempt.signal } : { body: bodyText, signal: attempt.signal });
+      if (bodyText !== undefined) toSend = new Request(request, { body: bodyText });
     }
   };
 }

@@ -35,9 +35,9 @@ function client(keys: (string | null)[]) {
     baseUrl: prism.url,
     retry: { maxAttempts: 3 },
     sleep: async () => {}, // virtual time: Prism answers the same way every time
-    fetch: (request) => {
+    fetch: (request, init) => {
       keys.push(request.headers.get('idempotency-key'));
-      return fetch(request);
+      return fetch(request, init);
     },
   });
 }

@@ -18,7 +18,8 @@ export function scriptedServer(script: Reply[]) {
   const sent: Sent[] = [];
   const sleeps: number[] = [];
   let now = 0;
-  const fetch = async (request: Request): Promise<Response> => {
+  const fetch = async (request: Request, init?: { signal: AbortSignal }): Promise<Response> => {
+    const signal = init?.signal ?? request.signal;
     const text = await request.text();
     sent.push({
       method: request.method,
@@ -30,7 +31,7 @@ export function scriptedServer(script: Reply[]) {
     if (reply === 'network-error') throw new TypeError('fetch failed');
     if (reply === 'hang') {
       return new Promise((_resolve, reject) => {
-        request.signal.addEventListener('abort', () => reject(request.signal.reason), { once: true });
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
     }
     const headers = { ...(reply.json !== undefined ? { 'content-type': 'application/json' } : {}), ...reply.headers };
