@@ -3,12 +3,14 @@
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { lintAdminSpec } from '../lib/admin-contract.ts';
+import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
-import { log, main } from '../lib/steps.ts';
+import { log, main, step } from '../lib/steps.ts';
 
 await main(async () => {
   const started = performance.now();
   await buildContract();
+  await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
   await buildDocs();
   await lintAdminSpec();
   await generateCode({ check: Boolean(process.env.CI) });

@@ -8,11 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { lintAdminSpec } from '../lib/admin-contract.ts';
+import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { ensureChromium } from '../lib/chromium.ts';
 import { ensurePostgresBinaries } from '../lib/postgres.ts';
 import { bin, root } from '../lib/paths.ts';
-import { log, StepError } from '../lib/steps.ts';
+import { log, step, StepError } from '../lib/steps.ts';
 
 const report = join(root, '.reports', 'vitest.json');
 
@@ -28,6 +29,7 @@ try {
   await ensureChromium();
   await ensurePostgresBinaries();
   await buildContract();
+  await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
   await buildDocs();
   await lintAdminSpec();
   await generateCode({ check: Boolean(process.env.CI) });

@@ -154,7 +154,8 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
 
   function parseAndValidate(req: IncomingMessage, op: OperationContract, params: Record<string, string>, raw: Buffer): Record<string, unknown> {
     for (const [name, validate] of Object.entries(op.pathValidators)) {
-      if (!validate(params[name])) throw new Failure('invalid_request', `Path parameter ${name} is invalid.`);
+      // An id that breaks the id schema names nothing: the operation's documented 404, not an undocumented 400.
+      if (!validate(params[name])) throw new Failure(op.notFoundCode ?? 'invalid_request', op.notFoundCode ? undefined : `Path parameter ${name} is invalid.`);
     }
     if (op.idempotencyKey) {
       const key = req.headers['idempotency-key'];

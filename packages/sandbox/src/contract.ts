@@ -29,6 +29,8 @@ export interface OperationContract {
   body: JsonObject | undefined;
   validateBody: ValidateFunction | undefined;
   pathValidators: Record<string, ValidateFunction>;
+  /** The 404 code of the operation (a path id that cannot exist is simply not found), if it has one. */
+  notFoundCode: string | undefined;
   /** The x-rate-limit of the operation, when stricter than the document's. */
   rateLimit: { limit: number; windowSeconds: number } | undefined;
 }
@@ -117,6 +119,7 @@ export function loadContract(doc: OpenApiDocument): Contract {
       pathValidators: Object.fromEntries(
         params.filter((p) => p.in === 'path' && isObject(p.schema)).map((p) => [String(p.name), validator.compile(p.schema as JsonObject)]),
       ),
+      notFoundCode: catalog.find((e) => e.operationId === operationId && e.status === 404)?.code,
       rateLimit: rateLimitOf(operation['x-rate-limit']),
     };
   });

@@ -162,6 +162,7 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect((await api('GET', `/v1/banking/transfers/${created.body.id}`, { key })).body).toEqual(created.body);
         expectError(await api('GET', `/v1/banking/transfers/${created.body.id}`, { key: other.key }), 'banking_transfer_not_found');
         expectError(await api('GET', '/v1/banking/transfers/trf_missing', { key }), 'banking_transfer_not_found');
+        expectError(await api('GET', `/v1/banking/transfers/${'x'.repeat(65)}`, { key }), 'banking_transfer_not_found'); // longer than any id
         await admin.req('POST', `/organizations/${org.id}/transfers/${created.body.id}/status`, { status: 'completed' });
         expect(await balance()).toBe('850.00');
         const second = await transfer(key, recipient.id, '100.00');

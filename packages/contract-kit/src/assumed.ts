@@ -1,0 +1,170 @@
+// The honest-gaps rule: where the provider's document is silent the spec makes a conventional choice marked
+// `x-assumed: true` (with `x-assumed-reason`). A server that differs only there is not wrong, so such a
+// mismatch is a warning carrying the reason. Two questions, answered on the document itself:
+//  - was the mismatch ONLY on assumptions? The value is checked again against a relaxed copy of the schema
+//    in which every x-assumed node accepts anything (and an assumed property is no longer required);
+//  - which assumption? The nearest x-assumed node on the path of the failing value (or missing property).
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { isObject, resolvePointer, type Json, type JsonObject, type OpenApiDocument, type SpecValidator } from '@payments/spec';
+import { escapePointer, locate } from './spec-model.ts';
+
+export interface Assumption {
+  pointer: string;
+  reason: string;
+}
+
+const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+const SUBSCHEMA = new Set(['items', 'additionalProperties', 'contains', 'propertyNames']);
+
+export class Assumptions {
+  readonly #doc: OpenApiDocument;
+  readonly #validator: SpecValidator;
+  readonly #relaxed = new Map<string, ValidateFunction>();
+
+  constructor(doc: OpenApiDocument, validator: SpecValidator) {
+    this.#doc = doc;
+    this.#validator = validator;
+  }
+
+  /** A validator of the schema at `schemaPointer` with every x-assumed node relaxed away. */
+  relaxedValidator(schemaPointer: string): ValidateFunction {
+    let fn = this.#relaxed.get(schemaPointer);
+    if (!fn) {
+      const schema = relax(this.#doc, resolvePointer(this.#doc, schemaPointer), schemaPointer, new Set());
+      fn = this.#validator.compile(isObject(schema) ? schema : {});
+      this.#relaxed.set(schemaPointer, fn);
+    }
+    return fn;
+  }
+
+  /**
+   * The nearest x-assumed node on the way from the schema at `schemaPointer` to the value at `instancePath`
+   * (one step further into `missingProperty` for a `required` error). Every branch of allOf/oneOf/anyOf is
+   * followed; the deepest assumption met wins.
+   */
+  nearest(schemaPointer: string, instancePath: string, missingProperty?: string): Assumption | undefined {
+    const segments = instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (missingProperty !== undefined) segments.push(missingProperty);
+    let cursors = this.#expand({ value: resolvePointer(this.#doc, schemaPointer), pointer: schemaPointer, nearest: undefined, depth: 0 });
+    let best: Assumption | undefined;
+    let bestDepth = -1;
+    const consider = (list: Cursor[]) => {
+      for (const c of list) if (c.nearest && c.depth >= bestDepth) [best, bestDepth] = [c.nearest, c.depth];
+    };
+    consider(cursors);
+    for (const segment of segments) {
+      const next: Cursor[] = [];
+      for (const c of cursors) {
+        const node = c.value;
+        if (!isObject(node)) continue;
+        const depth = c.depth + 1;
+        if (isObject(node.properties) && segment in node.properties) {
+          next.push(...this.#expand({ value: node.properties[segment]!, pointer: `${c.pointer}/properties/${escapePointer(segment)}`, nearest: c.nearest, depth }));
+        } else if (/^\d+$/.test(segment) && isObject(node.items)) {
+          next.push(...this.#expand({ value: node.items, pointer: `${c.pointer}/items`, nearest: c.nearest, depth }));
+        } else if (isObject(node.additionalProperties)) {
+          next.push(...this.#expand({ value: node.additionalProperties, pointer: `${c.pointer}/additionalProperties`, nearest: c.nearest, depth }));
+        }
+      }
+      if (next.length === 0) break;
+      cursors = next;
+      consider(cursors);
+    }
+    return best;
+  }
+
+  /**
+   * For a value that failed the schema: whether it passes once assumptions are relaxed, and the assumptions
+   * nearest to each failing location (deduplicated).
+   */
+  explain(schemaPointer: string, value: unknown, errors: readonly ErrorObject[]): { onlyAssumptions: boolean; assumptions: Assumption[] } {
+    const onlyAssumptions = this.relaxedValidator(schemaPointer)(value) === true;
+    const found = new Map<string, Assumption>();
+    for (const error of errors) {
+      const missing = error.keyword === 'required' ? String((error.params as { missingProperty?: string }).missingProperty) : undefined;
+      const a = this.nearest(schemaPointer, error.instancePath, missing);
+      if (a) found.set(a.pointer, a);
+    }
+    return { onlyAssumptions, assumptions: [...found.values()] };
+  }
+
+  #expand(cursor: Cursor): Cursor[] {
+    const loc = locate(this.#doc, cursor.value, cursor.pointer);
+    if (!loc) return [];
+    const here: Cursor = {
+      value: loc.node,
+      pointer: loc.pointer,
+      nearest: loc.assumedReason ? { pointer: loc.pointer, reason: loc.assumedReason } : cursor.nearest,
+      depth: cursor.depth,
+    };
+    const out = [here];
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+      const branches = loc.node[key];
+      if (!Array.isArray(branches)) continue;
+      branches.forEach((branch, i) => out.push(...this.#expand({ value: branch, pointer: `${loc.pointer}/${key}/${i}`, nearest: here.nearest, depth: cursor.depth })));
+    }
+    return out;
+  }
+}
+
+interface Cursor {
+  value: Json;
+  pointer: string;
+  nearest: Assumption | undefined;
+  depth: number;
+}
+
+/**
+ * A copy of the schema with $refs inlined, every x-assumed node replaced by `{}`, assumed properties taken out
+ * of `required`, and oneOf read as anyOf (an accept-anything branch would otherwise break exclusivity).
+ * Nothing inside a `not` is relaxed (that would make it stricter); an assumed `not` is dropped.
+ */
+function relax(doc: OpenApiDocument, value: Json, pointer: string, stack: Set<string>): Json {
+  const loc = locate(doc, value, pointer);
+  if (!loc) return value;
+  if (loc.assumedReason || stack.has(loc.pointer)) return {};
+  stack.add(loc.pointer);
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(loc.node)) {
+    if (key.startsWith('x-') || ANNOTATIONS.has(key) || key === '$ref') continue;
+    if (key === 'properties' && isObject(child)) {
+      out.properties = Object.fromEntries(
+        Object.entries(child).map(([name, prop]) => [name, relax(doc, prop, `${loc.pointer}/properties/${escapePointer(name)}`, stack)]),
+      );
+    } else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(child)) {
+      out[key === 'oneOf' ? 'anyOf' : key] = child.map((branch, i) => relax(doc, branch, `${loc.pointer}/${key}/${i}`, stack));
+    } else if (SUBSCHEMA.has(key) && isObject(child)) {
+      out[key] = relax(doc, child, `${loc.pointer}/${key}`, stack);
+    } else if (key === 'not') {
+      const negated = locate(doc, child, `${loc.pointer}/not`);
+      if (negated && !negated.assumedReason) out.not = inline(doc, negated.node, new Set());
+    } else if (key === 'required' && Array.isArray(child)) {
+      const props = isObject(loc.node.properties) ? loc.node.properties : {};
+      out.required = child.filter((name) => {
+        const prop = props[String(name)];
+        return !(prop !== undefined && locate(doc, prop, `${loc.pointer}/properties/${escapePointer(String(name))}`)?.assumedReason);
+      });
+    } else {
+      out[key] = child;
+    }
+  }
+  stack.delete(loc.pointer);
+  return out;
+}
+
+/** $refs inlined, nothing relaxed (for the inside of a `not`). */
+function inline(doc: OpenApiDocument, value: Json, stack: Set<string>): Json {
+  if (Array.isArray(value)) return value.map((v) => inline(doc, v, stack));
+  if (!isObject(value)) return value;
+  if (typeof value.$ref === 'string') {
+    if (stack.has(value.$ref)) return {};
+    stack.add(value.$ref);
+    const resolved = inline(doc, resolvePointer(doc, value.$ref), stack);
+    stack.delete(value.$ref);
+    return resolved;
+  }
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('x-')).map(([k, v]) => [k, inline(doc, v, stack)]));
+}

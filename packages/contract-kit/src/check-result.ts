@@ -1,0 +1,72 @@
+// Building a CheckResult: findings collected per exchange, warnings deduplicated, status derived.
+import type { CheckResult, Finding } from './types.ts';
+
+export class CheckRecorder {
+  readonly id: string;
+  readonly operationId: string;
+  readonly name: string;
+  requests = 0;
+  readonly #statuses: Record<string, number> = {};
+  readonly failures: Finding[] = [];
+  readonly #warnings = new Map<string, Finding & { count: number }>();
+  readonly #started = performance.now();
+  #skipped = false;
+  counterexample: CheckResult['counterexample'];
+
+  constructor(operationId: string, slug: string, name: string) {
+    this.id = `${operationId}/${slug}`;
+    this.operationId = operationId;
+    this.name = name;
+  }
+
+  /** One request sent and what came back (a status, or undefined for no response). */
+  sent(status: number | undefined): void {
+    this.requests++;
+    const key = status === undefined ? 'none' : String(status);
+    this.#statuses[key] = (this.#statuses[key] ?? 0) + 1;
+  }
+
+  add(findings: Finding[]): void {
+    for (const f of findings) {
+      if (f.severity !== 'failure') this.warn(f);
+      else if (!this.failures.some((seen) => seen.rule === f.rule && seen.message === f.message)) this.failures.push(f);
+    }
+  }
+
+  warn(finding: Omit<Finding, 'severity'> & { severity?: Finding['severity'] }): void {
+    const key = `${finding.rule}|${finding.assumedReason ?? ''}|${dedupKey(finding.message)}`;
+    const seen = this.#warnings.get(key);
+    if (seen) seen.count++;
+    else this.#warnings.set(key, { ...finding, severity: 'warning', count: 1 });
+  }
+
+  /** Skipped with a warning saying why: never silently. */
+  skip(message: string): void {
+    this.#skipped = true;
+    this.warn({ rule: 'skipped', message });
+  }
+
+  result(): CheckResult {
+    const status = this.failures.length > 0 ? 'failed' : this.#skipped ? 'skipped' : 'passed';
+    return {
+      id: this.id,
+      operationId: this.operationId,
+      name: this.name,
+      status,
+      requests: this.requests,
+      statuses: this.#statuses,
+      durationMs: Math.round(performance.now() - this.#started),
+      failures: this.failures,
+      warnings: [...this.#warnings.values()],
+      ...(this.counterexample ? { counterexample: this.counterexample } : {}),
+    };
+  }
+}
+
+/** Warnings that differ only in values (amounts, body snippets, ids) count as one. */
+function dedupKey(message: string): string {
+  return message
+    .replace(/; body .*$/, '')
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+    .replace(/\d+(?:\.\d+)?/g, 'N');
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// The contract kit as a command: parse the options, run, print the summary on stdout (progress on stderr),
+// write the JSON/JUnit reports, exit 0 (no failures), 1 (failures) or 2 (usage error).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { HELP, parseCli } from './args.ts';
+import { stderrProgress } from './progress.ts';
+import { toJson } from './report/json.ts';
+import { toJunit } from './report/junit.ts';
+import { renderSummary } from './report/summary.ts';
+import { run, UsageError } from './run.ts';
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCli(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`contract-kit: ${err.message}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { options } = parsed;
+  process.stderr.write(`contract-kit: seed ${options.seed} (replay with --seed ${options.seed})\n`);
+  let report;
+  try {
+    report = await run(options, { progress: stderrProgress() });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`contract-kit: ${err.message}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  process.stdout.write(renderSummary(report));
+  for (const [file, text] of [
+    [options.json, () => toJson(report)],
+    [options.junit, () => toJunit(report)],
+  ] as const) {
+    if (!file) continue;
+    const path = resolve(file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text());
+    process.stderr.write(`contract-kit: wrote ${path}\n`);
+  }
+  return report.totals.failed > 0 ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`contract-kit: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,12 @@
+// @payments/contract-kit: contract tests of a Payments API server against the bundled spec.
+export { run, TOOL, UsageError, type RunHooks } from './run.ts';
+export { parseCli, HELP, DEFAULT_RUNS, type CliOptions } from './args.ts';
+export { renderSummary } from './report/summary.ts';
+export { toJson } from './report/json.ts';
+export { toJunit } from './report/junit.ts';
+export { stderrProgress, silentProgress, type Progress } from './progress.ts';
+export { loadApi, type ApiModel, type OperationModel } from './spec-model.ts';
+export { createContext, type KitContext, type Target } from './context.ts';
+export { checkResponse } from './checks/response.ts';
+export { Assumptions } from './assumed.ts';
+export type { CheckResult, Finding, Report, RunOptions } from './types.ts';

@@ -1,0 +1,51 @@
+// The sandbox's admin API (openapi-admin/), used only to set up what a probe needs: an organization, a key,
+// its revocation. `authorization: Bearer <admin token>`. Any refusal is a SetupError: the probe is then
+// skipped with a warning, not failed (the admin API is not the contract under test).
+import type { KitContext } from '../context.ts';
+import { parseJson } from '../http.ts';
+import { snippet } from '../checks/response.ts';
+
+export class SetupError extends Error {}
+
+export interface AdminClient {
+  createOrganization(flags: Record<string, unknown>): Promise<{ id: string }>;
+  createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
+  revokeApiKey(apiKeyId: string): Promise<void>;
+}
+
+export function adminClient(ctx: KitContext, token: string): AdminClient {
+  const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    let res: Response;
+    try {
+      res = await fetch(`${ctx.transport.baseUrl}/admin${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(ctx.transport.timeoutMs),
+      });
+    } catch (err) {
+      throw new SetupError(`admin ${method} /admin${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const text = await res.text();
+    const parsed = parseJson(text);
+    if (res.status >= 300 || !parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
+      throw new SetupError(`admin ${method} /admin${path} → ${res.status} ${snippet(text)}`);
+    }
+    return parsed.value as Record<string, unknown>;
+  };
+  return {
+    async createOrganization(flags) {
+      const org = await call('POST', '/organizations', flags);
+      if (typeof org.id !== 'string') throw new SetupError('admin: the created organization has no id');
+      return { id: org.id };
+    },
+    async createApiKey(organizationId) {
+      const key = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/api-keys`);
+      if (typeof key.id !== 'string' || typeof key.key !== 'string') throw new SetupError('admin: the created API key has no id or key');
+      return { id: key.id, key: key.key };
+    },
+    async revokeApiKey(apiKeyId) {
+      await call('POST', `/api-keys/${encodeURIComponent(apiKeyId)}/revoke`);
+    },
+  };
+}

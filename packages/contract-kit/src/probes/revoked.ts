@@ -1,0 +1,62 @@
+// Revocation takes effect immediately (provider section 5.5): a key that worked, once revoked through the
+// admin API, is refused on the very next request. Needs --admin-token (the sandbox's admin API).
+import { CheckRecorder } from '../check-result.ts';
+import { checkResponse, label, snippet } from '../checks/response.ts';
+import { curlOf, exchange, type KitContext } from '../context.ts';
+import { materialize } from '../generate.ts';
+import type { OperationModel } from '../spec-model.ts';
+import type { CheckResult } from '../types.ts';
+import { adminClient, SetupError } from './admin.ts';
+import { judgeRefusal, samplePlan } from './auth.ts';
+
+export async function revokedKeyProbe(ctx: KitContext, op: OperationModel, adminToken: string | undefined, seed: number): Promise<CheckResult> {
+  const check = new CheckRecorder(op.operationId, 'auth-revoked-key', 'refuses a revoked key on the very next request');
+  if (ctx.target === 'prism') {
+    check.skip("skipped against Prism's stateless mock (no keys to revoke)");
+    return check.result();
+  }
+  if (!adminToken) {
+    check.skip('skipped, needs --admin-token (a key is created and revoked through the sandbox admin API)');
+    return check.result();
+  }
+  const admin = adminClient(ctx, adminToken);
+  let keyId: string;
+  let key: string;
+  try {
+    const org = await admin.createOrganization({ banking: true, cards: true, checkout: true, cardTermsAccepted: true, checkoutPix: true });
+    ({ id: keyId, key } = await admin.createApiKey(org.id));
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    check.skip(`skipped, the admin API could not create a key (${err.message})`);
+    return check.result();
+  }
+  const plan = samplePlan(ctx, op, seed);
+  const keyed = { headers: { [ctx.api.apiKeyHeader]: key } };
+  const before = materialize(ctx, op, plan, keyed);
+  const first = await exchange(ctx, before);
+  check.sent(first.response?.status);
+  if (first.response) check.add(checkResponse(ctx, op, first.response));
+  if (!first.response || first.response.status === 401) {
+    check.add([
+      {
+        severity: 'failure',
+        rule: 'auth',
+        message: `a freshly created key was refused before its revocation (${first.response ? `${label(op, first.response)} ${snippet(first.response.text)}` : first.error})`,
+        curl: curlOf(ctx, before),
+      },
+    ]);
+    return check.result();
+  }
+  try {
+    await admin.revokeApiKey(keyId);
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    check.skip(`skipped, the admin API could not revoke the key (${err.message})`);
+    return check.result();
+  }
+  const after = materialize(ctx, op, plan, keyed);
+  const second = await exchange(ctx, after);
+  check.sent(second.response?.status);
+  check.add(judgeRefusal(ctx, op, second, 'revoked key, the very next request').map((f) => ({ ...f, curl: curlOf(ctx, after).replaceAll(key, '$REVOKED_KEY') })));
+  return check.result();
+}

@@ -1,0 +1,193 @@
+// Stateful probes, where the server keeps state: an idempotent replay of each POST returns the original status
+// and a byte-identical body; a transfer key reused with another amount gets the idempotency conflict code.
+// Requests start from the spec's own request examples (made unique where a field must be unique). When a
+// prerequisite cannot be met (Prism's stateless mock, a creation the server refuses) the probe is skipped
+// with a warning saying why, never silently.
+import { isObject, type Json, type JsonObject } from '@payments/spec';
+import { CheckRecorder } from '../check-result.ts';
+import { checkResponse, label, snippet } from '../checks/response.ts';
+import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
+import { examplePlan, materialize } from '../generate.ts';
+import { parseJson, type Exchange, type HttpRequest } from '../http.ts';
+import { escapePointer, locate, type OperationModel } from '../spec-model.ts';
+import type { CheckResult } from '../types.ts';
+import { SetupError } from './admin.ts';
+
+// The provider's vocabulary the conflict probe needs (sections 4 and 7): transfers go to a recipient created
+// by createRecipient, and their request identity is the recipient and the amount. Checked against the spec
+// before use.
+const CREATE_RECIPIENT = 'createRecipient';
+const CREATE_TRANSFER = 'createTransfer';
+const RECIPIENT_FIELD = 'recipientId';
+const AMOUNT_FIELD = 'amount';
+export const CONFLICT_CODE = 'banking_transfer_idempotency_conflict';
+
+const STATELESS = "skipped against Prism's stateless mock (it keeps no idempotency records)";
+
+export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
+  const check = new CheckRecorder(op.operationId, 'idempotent-replay', 'an idempotent replay returns the original status and body');
+  if (ctx.target === 'prism') return skipped(check, STATELESS);
+  try {
+    const body = await successBody(ctx, op, check);
+    const request = materialize(ctx, op, examplePlan(ctx, op, body));
+    const first = await send(ctx, op, check, request);
+    if (!first.response || first.response.status < 200 || first.response.status >= 300) {
+      return skipped(check, `skipped, the first request was not a success, so there is nothing to replay (${describe(op, first)})`);
+    }
+    const second = await send(ctx, op, check, request);
+    if (!second.response) return check.result();
+    if (second.response.status !== first.response.status || second.response.text !== first.response.text) {
+      check.add([
+        {
+          severity: 'failure',
+          rule: 'replay',
+          message: `the same request with the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} returned ${second.response.status} ${second.response.status === first.response.status ? 'with a different body' : `instead of ${first.response.status}`}: ${difference(first.response.text, second.response.text)}`,
+          curl: curlOf(ctx, request),
+        },
+      ]);
+    }
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    return skipped(check, `skipped, ${err.message}`);
+  }
+  return check.result();
+}
+
+export async function conflictProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
+  const check = new CheckRecorder(op.operationId, 'idempotency-conflict', `the same key with another amount gets ${CONFLICT_CODE}`);
+  if (ctx.target === 'prism') return skipped(check, STATELESS);
+  if (!op.codes.get(409)?.has(CONFLICT_CODE)) return skipped(check, `skipped, the spec gives ${op.operationId} no 409 ${CONFLICT_CODE}`);
+  try {
+    const body = await successBody(ctx, op, check);
+    if (!isObject(body) || !(AMOUNT_FIELD in body)) throw new SetupError(`the ${op.operationId} example has no ${AMOUNT_FIELD}`);
+    const original = materialize(ctx, op, examplePlan(ctx, op, body));
+    const first = await send(ctx, op, check, original);
+    if (!first.response || first.response.status < 200 || first.response.status >= 300) {
+      return skipped(check, `skipped, the first transfer was not created (${describe(op, first)})`);
+    }
+    const other = { ...body, [AMOUNT_FIELD]: otherAmount(body[AMOUNT_FIELD]!) };
+    const changed: HttpRequest = { ...original, body: JSON.stringify(other) };
+    const second = await send(ctx, op, check, changed);
+    if (!second.response) return check.result();
+    const parsed = parseJson(second.response.text);
+    const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
+    if (second.response.status !== 409 || code !== CONFLICT_CODE) {
+      const replayed = second.response.text === first.response.text ? ' (the original response was replayed: the changed amount was ignored)' : '';
+      check.add([
+        {
+          severity: 'failure',
+          rule: 'conflict',
+          message: `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${AMOUNT_FIELD} ${JSON.stringify(body[AMOUNT_FIELD])} → ${JSON.stringify(other[AMOUNT_FIELD])} got ${label(op, second.response)}${replayed}; expected 409 ${CONFLICT_CODE}. Body ${snippet(second.response.text, 200)}`,
+          curl: curlOf(ctx, changed),
+        },
+      ]);
+    }
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    return skipped(check, `skipped, ${err.message}`);
+  }
+  return check.result();
+}
+
+function skipped(check: CheckRecorder, message: string): CheckResult {
+  check.skip(message);
+  return check.result();
+}
+
+async function send(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest): Promise<Exchange> {
+  const ex = await exchange(ctx, request);
+  check.sent(ex.response?.status);
+  if (ex.response) check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
+  else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
+  return ex;
+}
+
+/** Where two bodies first differ, with some context from each. */
+export function difference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (i === a.length && i === b.length) return 'identical bodies';
+  const from = Math.max(0, i - 30);
+  const window = (s: string) => `${from > 0 ? '…' : ''}${s.slice(from, i + 50)}${s.length > i + 50 ? '…' : ''}`;
+  return `first difference at character ${i}: original ${JSON.stringify(window(a))} / replay ${JSON.stringify(window(b))}`;
+}
+
+const describe = (op: OperationModel, ex: Exchange) => (ex.response ? `${label(op, ex.response)} ${snippet(ex.response.text)}` : `no response: ${ex.error}`);
+
+/** A body that should succeed: the spec's first valid request example, unique where uniqueness matters. */
+async function successBody(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<Json | undefined> {
+  if (!op.body) return undefined;
+  const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
+  const example = op.requestExamples.find((e) => validate(e) === true);
+  if (example === undefined) throw new SetupError(`the spec gives ${op.operationId} no valid request example`);
+  let body = uniquify(ctx, op, example, validate);
+  if (op.operationId === CREATE_TRANSFER && isObject(body)) {
+    if (!(RECIPIENT_FIELD in body)) throw new SetupError(`the ${op.operationId} example has no ${RECIPIENT_FIELD}`);
+    body = { ...body, [RECIPIENT_FIELD]: await createRecipient(ctx, check) };
+  }
+  return body;
+}
+
+async function createRecipient(ctx: KitContext, check: CheckRecorder): Promise<string> {
+  const op = ctx.api.byId.get(CREATE_RECIPIENT);
+  if (!op?.body) throw new SetupError(`a transfer needs a recipient, and the spec has no ${CREATE_RECIPIENT}`);
+  const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
+  const example = op.requestExamples.find((e) => validate(e) === true);
+  if (example === undefined) throw new SetupError(`the spec gives ${CREATE_RECIPIENT} no valid request example`);
+  const ex = await send(ctx, op, check, materialize(ctx, op, examplePlan(ctx, op, uniquify(ctx, op, example, validate))));
+  const parsed = ex.response ? parseJson(ex.response.text) : undefined;
+  const id = parsed?.ok && isObject(parsed.value) ? parsed.value.id : undefined;
+  if (!ex.response || ex.response.status >= 300 || typeof id !== 'string') throw new SetupError(`could not create a recipient for the transfer (${describe(op, ex)})`);
+  return id;
+}
+
+/**
+ * For a creation the spec says can collide with an existing resource (a 409 `…_already_exists` code, e.g. a
+ * recipient's nickname or PIX key): free-text fields made unique with a token (in front of the `@` for an
+ * e-mail-like value), cut to maxLength, kept only if the body stays valid. Other operations keep the example.
+ */
+function uniquify(ctx: KitContext, op: OperationModel, example: Json, validate: (v: unknown) => boolean): Json {
+  if (!isObject(example) || !op.body) return example;
+  if (![...(op.codes.get(409) ?? [])].some((code) => code.endsWith('_already_exists'))) return example;
+  const token = freshToken(8);
+  const out: JsonObject = { ...example };
+  for (const [name, value] of Object.entries(example)) {
+    if (typeof value !== 'string') continue;
+    const schema = propertySchema(ctx, op.body.schemaPointer, example, name);
+    if (!schema || 'const' in schema || 'enum' in schema || 'pattern' in schema || 'format' in schema || Array.isArray(schema.oneOf)) continue;
+    const max = typeof schema.maxLength === 'number' ? schema.maxLength : 100;
+    const at = value.indexOf('@');
+    const candidate = (at > 0 ? `${value.slice(0, at)}+${token}${value.slice(at)}` : `${value} ${token}`).slice(-max);
+    const trial = { ...out, [name]: candidate };
+    if (validate(trial)) out[name] = candidate;
+  }
+  return out;
+}
+
+/** The (unwrapped) schema of a top-level property, looking into the oneOf branch the example selects. */
+function propertySchema(ctx: KitContext, pointer: string, example: JsonObject, name: string): JsonObject | undefined {
+  const root = locate(ctx.api.doc, { $ref: pointer }, pointer);
+  if (!root) return undefined;
+  const candidates = Array.isArray(root.node.oneOf)
+    ? root.node.oneOf.map((b, i) => locate(ctx.api.doc, b, `${root.pointer}/oneOf/${i}`))
+    : [root];
+  for (const c of candidates) {
+    if (!c || !isObject(c.node.properties) || !(name in c.node.properties)) continue;
+    const props = c.node.properties;
+    const selects = Object.entries(props).every(([k, p]) => !(isObject(p) && 'const' in p) || p.const === example[k]);
+    if (!selects) continue;
+    let prop = locate(ctx.api.doc, props[name]!, `${c.pointer}/properties/${escapePointer(name)}`);
+    for (let i = 0; prop && i < 10 && Array.isArray(prop.node.allOf) && prop.node.allOf.length === 1; i++) {
+      prop = locate(ctx.api.doc, prop.node.allOf[0]!, `${prop.pointer}/allOf/0`);
+    }
+    return prop?.node;
+  }
+  return undefined;
+}
+
+/** Another amount in the same form (string stays string): +1.00. */
+function otherAmount(amount: Json): Json {
+  if (typeof amount === 'number') return Math.round(amount * 100 + 100) / 100;
+  const cents = Math.round(Number(amount) * 100) + 100;
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}

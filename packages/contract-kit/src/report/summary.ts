@@ -1,0 +1,81 @@
+// The readable summary: a table per operation (requests, passed, failed, warnings), then every failure with
+// its curl reproduction, then the warnings (deduplicated, with their x-assumed reasons), then the seed.
+import type { CheckResult, Report } from '../types.ts';
+
+interface Row {
+  name: string;
+  requests: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  warnings: number;
+}
+
+export function renderSummary(report: Report): string {
+  const rows = new Map<string, Row>();
+  for (const check of report.checks) {
+    const row = rows.get(check.operationId) ?? { name: check.operationId, requests: 0, passed: 0, failed: 0, skipped: 0, warnings: 0 };
+    row.requests += check.requests;
+    if (check.status === 'passed') row.passed++;
+    if (check.status === 'failed') row.failed++;
+    if (check.status === 'skipped') row.skipped++;
+    row.warnings += check.warnings.length; // distinct warnings (repeats are shown as xN)
+    rows.set(check.operationId, row);
+  }
+  const all = [...rows.values()];
+  const total: Row = {
+    name: 'TOTAL',
+    requests: sum(all, 'requests'),
+    passed: sum(all, 'passed'),
+    failed: sum(all, 'failed'),
+    skipped: sum(all, 'skipped'),
+    warnings: sum(all, 'warnings'),
+  };
+  const header = ['operation', 'requests', 'passed', 'failed', 'skipped', 'warnings'];
+  const cells = [...all, total].map((r) => [r.name, r.requests, r.passed, r.failed, r.skipped, r.warnings].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const fmt = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+
+  const lines: string[] = [];
+  lines.push(`Contract run against ${report.baseUrl} (${report.target === 'prism' ? "Prism's mock" : 'server'}), ${report.runs} generated requests per property, ${(report.durationMs / 1000).toFixed(1)} s`);
+  for (const note of report.notes) lines.push(`  ${note}`);
+  lines.push('');
+  lines.push(fmt(header), rule, ...cells.slice(0, -1).map(fmt), rule, fmt(cells[cells.length - 1]!));
+  const failed = report.checks.filter((c) => c.failures.length > 0);
+  if (failed.length > 0) {
+    lines.push('', `FAILURES (${failed.reduce((n, c) => n + c.failures.length, 0)} in ${failed.length} checks)`);
+    for (const check of failed) lines.push(...failureLines(check));
+  }
+  const warned = report.checks.filter((c) => c.warnings.length > 0);
+  if (warned.length > 0) {
+    lines.push('', `WARNINGS (${total.warnings})`);
+    for (const check of warned) {
+      for (const w of check.warnings) {
+        lines.push(`  ! ${check.operationId} › ${check.name}: ${w.message}${w.count > 1 ? ` (x${w.count})` : ''}`);
+        if (w.assumedReason) lines.push(`      x-assumed: ${w.assumedReason}`);
+      }
+    }
+  }
+  lines.push('');
+  lines.push(
+    `${total.failed === 0 ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${report.totals.requests} requests`,
+  );
+  lines.push(`seed ${report.seed} (replay this run with --seed ${report.seed})`);
+  return `${lines.join('\n')}\n`;
+}
+
+function failureLines(check: CheckResult): string[] {
+  const out = [`  x ${check.operationId} › ${check.name}`];
+  for (const f of check.failures) {
+    out.push(`      [${f.rule}] ${f.message}`);
+    if (f.curl && f.curl !== check.counterexample?.curl) out.push(`      ${f.curl}`);
+  }
+  if (check.counterexample) {
+    const c = check.counterexample;
+    out.push(`      minimal request (after ${c.numRuns} runs, ${c.numShrinks} shrinks):`, `      ${c.curl}`);
+  }
+  return out;
+}
+
+const sum = (rows: Row[], key: keyof Omit<Row, 'name'>) => rows.reduce((n, r) => n + r[key], 0);

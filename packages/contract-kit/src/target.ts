@@ -1,0 +1,28 @@
+// Who answers: Prism's stateless mock or a server. Prism honours `Prefer: code=N` (it answers the documented
+// response N without doing anything); a server ignores the preference (RFC 7240: unknown preferences are
+// ignored). Two harmless reads with two different codes tell them apart. Against Prism, the probes that need
+// state or key lookups are skipped with a warning, and Prism's own request-validation quirks are warnings.
+import type { Target } from './context.ts';
+import { send, type Transport } from './http.ts';
+import type { ApiModel } from './spec-model.ts';
+
+export class UnreachableError extends Error {}
+
+export async function detectTarget(api: ApiModel, transport: Transport, apiKey: string): Promise<{ target: Target; note: string }> {
+  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0) ?? api.operations.find((o) => o.method === 'GET');
+  if (!read) return { target: 'server', note: 'target: assumed a server (the spec has no read to probe with)' };
+  let path = read.path;
+  for (const p of read.pathParams) path = path.replace(`{${p.name}}`, 'contract-kit-probe');
+  const statuses: number[] = [];
+  for (const code of [504, 502]) {
+    const ex = await send(transport, { method: 'GET', path, headers: { [api.apiKeyHeader]: apiKey, prefer: `code=${code}` } });
+    if (!ex.response) throw new UnreachableError(`cannot reach ${transport.baseUrl}: ${ex.error}`);
+    statuses.push(ex.response.status);
+    if (ex.response.status !== code || ex.response.text !== '') break;
+  }
+  if (statuses.length === 2 && statuses[0] === 504 && statuses[1] === 502) {
+    return { target: 'prism', note: `target: Prism's stateless mock (it honoured Prefer: code=504 and code=502 on GET ${read.path}); stateful and key-lookup probes are skipped` };
+  }
+  return { target: 'server', note: `target: a server (GET ${read.path} with Prefer: code=504 answered ${statuses[0]})` };
+}
+

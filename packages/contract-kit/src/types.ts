@@ -1,0 +1,67 @@
+// The kit's vocabulary: a finding (failure or warning) about one exchange, a check (one JUnit testcase: a
+// fast-check property or a probe), and the run's report.
+
+export type Severity = 'failure' | 'warning';
+
+export interface Finding {
+  severity: Severity;
+  /** What kind of rule: `status`, `content-type`, `body-schema`, `edge-body`, `header`, `valid-rejected`,
+   *  `invalid-accepted`, `invalid-error-body`, `server-error`, `auth`, `replay`, `conflict`, `no-response`,
+   *  `skipped`, `inconclusive`, `prism`, `error-code`, `generator`. */
+  rule: string;
+  message: string;
+  /** The x-assumed-reason when the finding is a warning because the spec only assumed the thing. */
+  assumedReason?: string;
+  /** Copy-paste reproduction (the API key as $API_KEY). */
+  curl?: string;
+}
+
+export type CheckStatus = 'passed' | 'failed' | 'skipped';
+
+export interface CheckResult {
+  /** Stable id, e.g. `createTransfer/valid`. */
+  id: string;
+  /** The operation the check is about. */
+  operationId: string;
+  /** Readable name, e.g. `valid requests are accepted`. */
+  name: string;
+  status: CheckStatus;
+  requests: number;
+  /** How many responses had each status (`none` = no response). */
+  statuses: Record<string, number>;
+  durationMs: number;
+  failures: Finding[];
+  /** Warnings, deduplicated (`count` = how many exchanges raised the same warning). */
+  warnings: (Finding & { count: number })[];
+  /** For a failed property: the shrunk counterexample as curl, and what fast-check did. */
+  counterexample?: { curl: string; status: number | null; body: string; numRuns: number; numShrinks: number };
+}
+
+export interface RunOptions {
+  baseUrl: string;
+  apiKey: string;
+  adminToken?: string | undefined;
+  seed: number;
+  /** Generated requests per property (valid / invalid) and operation. */
+  runs: number;
+  /** Operation ids to check; all when empty. */
+  operations: string[];
+  /** Per-request timeout. */
+  timeoutMs: number;
+  /** `auto` detects Prism's stateless mock (it honours `Prefer: code=`). */
+  target: 'auto' | 'prism' | 'server';
+}
+
+export interface Report {
+  tool: string;
+  baseUrl: string;
+  target: 'prism' | 'server';
+  seed: number;
+  runs: number;
+  operations: string[];
+  startedAt: string;
+  durationMs: number;
+  totals: { checks: number; passed: number; failed: number; skipped: number; warnings: number; requests: number };
+  checks: CheckResult[];
+  notes: string[];
+}

@@ -1,0 +1,58 @@
+// (a) Against Prism's stateless mock of the bundled spec: the stateless checks pass (no failures), Prism is
+// detected, and the probes that need state or key lookups are reported as skipped with a warning.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrism, type PrismServer } from '../../../tools/lib/prism.ts';
+import type { Report } from '../src/types.ts';
+import { check, describeFailures, failures, runKit, warnings } from './support.ts';
+
+let prism: PrismServer;
+let report: Report;
+
+beforeAll(async () => {
+  prism = await startPrism();
+  report = await runKit({ baseUrl: prism.url, apiKey: 'svc_live_prismmockkey000000000000', runs: 8 });
+});
+afterAll(async () => {
+  await prism?.stop();
+});
+
+describe('the kit against the Prism mock', () => {
+  it('detects Prism', () => {
+    expect(report.target).toBe('prism');
+  });
+
+  it('has no failures', () => {
+    expect(failures(report), describeFailures(report)).toEqual([]);
+    expect(report.totals.failed).toBe(0);
+  });
+
+  it('ran generated valid and invalid requests for every operation', () => {
+    for (const op of report.operations) {
+      expect(check(report, `${op}/valid`).requests, op).toBeGreaterThan(0);
+    }
+    expect(check(report, 'createTransfer/invalid').requests).toBeGreaterThan(0);
+    expect(report.totals.requests).toBeGreaterThan(100);
+  });
+
+  it('reports the stateful and key-lookup probes as skipped with a warning, never silently', () => {
+    const skipped = report.checks.filter((c) => c.status === 'skipped');
+    const ids = skipped.map((c) => c.id);
+    expect(ids).toContain('createTransfer/idempotent-replay');
+    expect(ids).toContain('createTransfer/idempotency-conflict');
+    expect(ids).toContain('createCheckoutProduct/idempotent-replay');
+    expect(ids).toContain('getBankingBalance/auth-revoked-key');
+    expect(ids).toContain('getBankingBalance/auth-unknown-key');
+    for (const c of skipped) {
+      expect(c.warnings.some((w) => w.rule === 'skipped' && /Prism/.test(w.message)), c.id).toBe(true);
+    }
+  });
+
+  it('still runs the probes Prism can answer (no key, Bearer)', () => {
+    expect(check(report, 'createTransfer/auth-no-key').status).toBe('passed');
+    expect(check(report, 'getBankingBalance/auth-bearer').status).toBe('passed');
+  });
+
+  it('keeps Prism quirks as warnings, not failures', () => {
+    for (const w of warnings(report).filter((x) => x.rule === 'prism')) expect(w.message).toMatch(/Prism/);
+  });
+});

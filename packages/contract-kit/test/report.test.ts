@@ -1,0 +1,103 @@
+// The outputs on a hand-made report: the summary table, JUnit XML (escaping, one testcase per check,
+// failure/skipped), and the progress indicator (a rewritten line on a TTY, plain lines otherwise).
+import { describe, expect, it } from 'vitest';
+import { stderrProgress } from '../src/progress.ts';
+import { toJunit } from '../src/report/junit.ts';
+import { renderSummary } from '../src/report/summary.ts';
+import type { CheckResult, Report } from '../src/types.ts';
+
+const checkOf = (over: Partial<CheckResult> & Pick<CheckResult, 'id' | 'operationId' | 'status'>): CheckResult => ({
+  name: over.id,
+  requests: 1,
+  statuses: {},
+  durationMs: 12,
+  failures: [],
+  warnings: [],
+  ...over,
+});
+
+const report: Report = {
+  tool: '@payments/contract-kit',
+  baseUrl: 'http://127.0.0.1:1',
+  target: 'server',
+  seed: 42,
+  runs: 5,
+  operations: ['createTransfer', 'getTransfer'],
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1234,
+  totals: { checks: 3, passed: 1, failed: 1, skipped: 1, warnings: 2, requests: 12 },
+  notes: ['target: a server'],
+  checks: [
+    checkOf({ id: 'createTransfer/valid', operationId: 'createTransfer', status: 'passed', requests: 10 }),
+    checkOf({
+      id: 'createTransfer/idempotency-conflict',
+      operationId: 'createTransfer',
+      name: 'conflict <&> "quoted"',
+      status: 'failed',
+      failures: [{ severity: 'failure', rule: 'conflict', message: 'got 201 <not> 409 & "more"\u0001', curl: "curl -H 'a: b'" }],
+    }),
+    checkOf({
+      id: 'getTransfer/auth-revoked-key',
+      operationId: 'getTransfer',
+      status: 'skipped',
+      warnings: [{ severity: 'warning', rule: 'skipped', message: 'needs --admin-token', count: 1 }, { severity: 'warning', rule: 'status', message: 'x', assumedReason: 'because', count: 3 }],
+    }),
+  ],
+};
+
+describe('summary', () => {
+  const text = renderSummary(report);
+  it('has a table per operation with a total', () => {
+    expect(text).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings$/m);
+    expect(text).toMatch(/^createTransfer\s+11\s+1\s+1\s+0\s+0$/m);
+    expect(text).toMatch(/^getTransfer\s+1\s+0\s+0\s+1\s+2$/m);
+    expect(text).toMatch(/^TOTAL\s+12\s+1\s+1\s+1\s+2$/m);
+  });
+  it('lists failures with their curl, warnings with their x-assumed reason, and the seed', () => {
+    expect(text).toContain('[conflict] got 201 <not> 409');
+    expect(text).toContain("curl -H 'a: b'");
+    expect(text).toContain('! getTransfer › getTransfer/auth-revoked-key: x (x3)');
+    expect(text).toContain('x-assumed: because');
+    expect(text).toContain('seed 42 (replay this run with --seed 42)');
+    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped/m);
+  });
+});
+
+describe('JUnit XML', () => {
+  const xml = toJunit(report);
+  it('has one testcase per check, grouped per operation', () => {
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(3);
+    expect((xml.match(/<testsuite /g) ?? []).length).toBe(2);
+    expect(xml).toContain('<testsuites name="@payments/contract-kit" tests="3" failures="1" skipped="1"');
+  });
+  it('escapes markup and drops characters XML cannot carry', () => {
+    expect(xml).toContain('name="conflict &lt;&amp;&gt; &quot;quoted&quot;"');
+    expect(xml).toContain('<failure type="conflict" message="got 201 &lt;not&gt; 409 &amp; &quot;more&quot;\uFFFD">');
+    expect(xml).not.toContain('\u0001');
+    expect(xml).toContain('<skipped message="needs --admin-token"/>');
+    expect(xml).toContain('WARNING [status] x (x3)\n  x-assumed: because');
+  });
+});
+
+describe('progress', () => {
+  const drive = (isTTY: boolean) => {
+    let out = '';
+    const progress = stderrProgress({ isTTY, write: (t: string) => (out += t) }, 60_000);
+    progress.begin(2);
+    progress.checkStart('createTransfer › valid requests');
+    progress.request();
+    progress.checkEnd(report.checks[0]!);
+    progress.end();
+    return out;
+  };
+  it('rewrites one line on a terminal', () => {
+    const out = drive(true);
+    expect(out).toContain('\r\x1b[2K[0/2] 0 requests');
+    expect(out).toContain('createTransfer › valid requests');
+  });
+  it('prints plain lines otherwise', () => {
+    const out = drive(false);
+    expect(out).not.toContain('\r');
+    expect(out).toBe('contract-kit: 2 checks\ncontract-kit: done, [1/2] 1 requests, 0 failed, 0 warnings  createTransfer › valid requests\n');
+  });
+});
