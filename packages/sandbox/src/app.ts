@@ -194,13 +194,14 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
         throw new Failure('temporarily_unavailable'); // nothing was processed
       case 'edge_502':
       case 'edge_504': {
-        if (fault.commit) await respond(request); // the request was processed; the answer is lost at the edge
+        // The request was processed; whatever the API answered (a 201 or a 4xx) is lost at the edge.
+        if (fault.commit) await respond(request).catch((err: unknown) => ignoreFailure(err));
         request.log.status = fault.kind === 'edge_502' ? 502 : 504;
         sendEdge(res, request.log.status as 502 | 504);
         return;
       }
       case 'drop_after_commit':
-        await respond(request);
+        await respond(request).catch((err: unknown) => ignoreFailure(err)); // the answer never leaves
         request.log.status = 0;
         res.socket?.destroy();
         return;
@@ -210,6 +211,11 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
         sendJson(res, result.status, result.body);
       }
     }
+  }
+
+  /** A documented failure is an answer the edge swallows; anything else is a bug and still surfaces. */
+  function ignoreFailure(err: unknown): void {
+    if (!(err instanceof Failure)) throw err;
   }
 
   /** Runs the operation under its idempotency record: a replay returns the original result unchanged. */
