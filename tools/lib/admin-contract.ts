@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundle, redoclyLint, spectralLint } from './contract.ts';
 import { root } from './paths.ts';
+import { log } from './steps.ts';
 
 export const adminSpecSource = join(root, 'openapi-admin', 'openapi.yaml');
 export const adminSpecDist = join(root, 'packages', 'sandbox', 'dist');
@@ -17,6 +18,7 @@ export const adminSpectralRuleset = join(root, '.spectral-admin.yaml');
  * moves the bundle elsewhere (the tests lint into a temporary folder, leaving dist/ to the build).
  */
 export async function lintAdminSpec(out: { yaml: string; json: string } = { yaml: adminBundledYaml, json: adminBundledJson }): Promise<void> {
+  log('the admin API document (openapi-admin/):');
   await redoclyLint(adminSpecSource);
   mkdirSync(dirname(out.yaml), { recursive: true });
   mkdirSync(dirname(out.json), { recursive: true });
