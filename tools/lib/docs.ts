@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { assumptions, errorCatalog, isObject, type Json, type OpenApiDocument } from '@payments/spec';
 import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
+import { withSamples } from './samples.ts';
 import { bin, bundledJson, docsDir, docsHtml, docsSourceJson } from './paths.ts';
 import { runTool, step } from './steps.ts';
 
@@ -56,9 +57,10 @@ export function testValuesMarkdown(): string {
 
 const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
-/** A copy of the document with the derived guides, and an "Assumed" note on each assumed node's description. */
+/** A copy of the document with the derived guides, code samples, and an "Assumed" note on each assumed node's description. */
 export function docsSource(doc: OpenApiDocument): OpenApiDocument {
-  const out = structuredClone(doc);
+  // Code samples (curl and our client) per operation: the same files test/samples runs against the sandbox.
+  const out = withSamples(structuredClone(doc)) as OpenApiDocument;
   const annotate = (node: Json): void => {
     if (Array.isArray(node)) return node.forEach(annotate);
     if (!isObject(node)) return;
