@@ -4,6 +4,7 @@
 // behind (pending timers, a grown heap) cannot slow the next; it answers one `{ type: 'result' }` message.
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { withTimeout } from './timeout.ts';
 
 export interface ChildServer {
   pid: number;
@@ -17,14 +18,6 @@ export interface ChildServer {
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return once(child, 'exit').then(() => undefined);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export async function forkServer(script: string, options: { startTimeoutMs?: number; execArgv?: string[] } = {}): Promise<ChildServer> {

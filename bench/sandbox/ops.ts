@@ -1,0 +1,100 @@
+// What the sandbox bench measures, shared by the harness (run.ts), the load generator (loadgen.ts) and the
+// bare server (server.ts): the operations, the servers, the messages between harness and load generator.
+// No side effects: every process can import it.
+
+export const BALANCE_PATH = '/v1/banking/balance';
+export const TRANSFERS_PATH = '/v1/banking/transfers';
+export const RECIPIENTS_PATH = '/v1/banking/recipients';
+/** Every transfer: USD ACH (no PIX quote limit), one dollar. */
+export const AMOUNT = '1.00';
+export const FUNDING = { USD: '100000000.00' };
+/** What the bare node:http server answers: the sandbox's balance body for a funded org, fixed. */
+export const bareBalanceBody = JSON.stringify({ balances: [{ currency: 'USD', available: '100000000.00' }] });
+
+export const OPS = ['balance', 'transfer-new', 'transfer-replay'] as const;
+export type OpId = (typeof OPS)[number];
+export const opLabel: Record<OpId, string> = {
+  balance: 'GET balance',
+  'transfer-new': 'POST transfer, new key',
+  'transfer-replay': 'POST transfer, replay',
+};
+
+export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'candidate-sqlite', 'prism', 'bare'] as const;
+export type ServerId = (typeof SERVERS)[number];
+export const serverLabel: Record<ServerId, string> = {
+  'sandbox-sqlite': 'sandbox, embedded node:sqlite (file)',
+  'sandbox-postgres': 'sandbox, PostgreSQL (fsync on)',
+  'candidate-sqlite': 'a scratch copy of the sandbox (--candidate), node:sqlite (file): informational',
+  prism: 'Prism mock (stateless)',
+  bare: 'bare node:http, fixed JSON (GET only)',
+};
+
+/** One load-generator run: `concurrency` request loops on keep-alive connections, for a time or a count. */
+export interface LoadSpec {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** The request body (JSON text), the same on every request. */
+  body?: string;
+  /** POSTs: `new` sends `${idempotencyPrefix}-${n}` (never reused), `fixed` sends `idempotencyKey` on every request. */
+  idempotency?: 'new' | 'fixed';
+  idempotencyPrefix?: string;
+  idempotencyKey?: string;
+  /** API keys, used round robin; `budgets[i]` is how many requests key i may still carry. */
+  keys: string[];
+  budgets: number[];
+  concurrency: number;
+  /** `raw`: raw-http.ts (default); `http`: node:http's client with a keep-alive Agent. */
+  client: 'raw' | 'http';
+  /** Not measured: connections, JIT, caches. */
+  warmupMs: number;
+  /** The measured window. Ignored when `maxRequests` is set (then the whole run is the window). */
+  durationMs: number;
+  /** Stop after this many requests instead (the run ends when they have all been answered). */
+  maxRequests?: number;
+  /** Hard stop for a `maxRequests` run, ms. */
+  limitMs?: number;
+  /** Every answer must have this status… */
+  expectStatus: number;
+  /** …and contain this text (e.g. the replayed transfer's id), when given… */
+  expectText?: string;
+  /** …and echo its own Idempotency-Key (a created transfer carries it), when true. */
+  expectEcho?: boolean;
+  requestTimeoutMs: number;
+  /** Processes whose CPU time is read (from /proc) at the start and end of the window: the server's. */
+  serverPids: number[];
+  /** The database server's processes (PostgreSQL: the postmaster and its backends), read the same way. */
+  dbPids?: number[];
+}
+
+export interface LoadResult {
+  /** Answers completed inside the measured window, and their rate. */
+  measured: number;
+  windowMs: number;
+  rps: number;
+  /** Latency (request written → response fully read), ms, of the answers inside the window. */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** All requests sent, answered as expected, and not (status, body, network or timeout), warm-up included. */
+  sent: number;
+  ok: number;
+  errors: number;
+  errorSamples: string[];
+  /** Requests each key carried (same order as `keys`). */
+  used: number[];
+  /** The key budget ran out before the run ended (the harness sizes pools so this never happens). */
+  exhausted: boolean;
+  /** CPU over the window, % of one core: the load generator itself, and the server's processes. */
+  loadgenCpu: number;
+  serverCpu: number;
+  dbCpu: number;
+  /** The whole machine's busy CPU over the window (all processes), same unit: 200% = both cores of two. */
+  machineCpu: number;
+  /** Filled in by the harness: its own CPU over the run (Prism's request log passes through it). */
+  harnessCpu?: number;
+  /** Filled in by the harness: the machine's busy CPU minus all of ours (server, PG, load generator, harness). */
+  othersCpu?: number;
+}

@@ -1,0 +1,601 @@
+// Sandbox bench: throughput and latency of the sandbox (embedded node:sqlite on a file, and PostgreSQL with
+// fsync on) next to Prism's stateless mock and a bare node:http server, under the same load from another
+// process; and the sandbox process's memory at idle and after 100,000 transfers. Run it through the task:
+//
+//   node tools/launch.mjs bench-sandbox [-- --quick | --rounds 5 --duration-ms 2500 ...]
+//
+// Processes: this harness; every server under test in its own process (bench/sandbox/server.ts for the
+// sandbox and the bare server, Prism via tools/lib/prism.ts, PostgreSQL via tools/lib/postgres.ts); one
+// load generator (bench/sandbox/loadgen.ts) that keeps `--concurrency` keep-alive connections busy. So
+// load generator, server and harness never share an event loop (on this machine's cores they do share CPUs:
+// the table shows how much each used). Each block is one (operation, server) for a warm-up plus a fixed
+// window; every round runs every block once, in an order that rotates and reverses from round to round
+// (bench/lib/rounds.ts); a row's value is the median over rounds.
+//
+// Options: --quick (3 rounds of 1 s windows, 10,000 transfers for the memory reading), --rounds N,
+// --duration-ms N (measured window per block), --warmup-ms N (unmeasured start of every block),
+// --warmup-block-ms N (one unmeasured block per contender before round 1), --concurrency N (32), --client
+// raw|http (the load generator's HTTP client: raw-http.ts, default, or node:http's), --wait-quiet-s N (wait up
+// to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
+// --transfers N (100000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
+// throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
+// measured as one more server, embedded), --skip-postgres, --log (the sandbox writes its JSON request log
+// to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
+// 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { constants as osConstants, cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../tools/lib/postgres.ts';
+import { startPrism, type PrismServer } from '../../tools/lib/prism.ts';
+import { childrenOf, machineCpuMs, memoryOf } from '../lib/proc.ts';
+import { runRounds, type Contender } from '../lib/rounds.ts';
+import { median } from '../lib/stats.ts';
+import { forkService, type Service } from '../lib/service.ts';
+import { BALANCE_PATH, opLabel, OPS, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
+import { summarizeProfile } from './profile.ts';
+import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
+import {
+  getVerdict,
+  IDLE_RSS_TARGET,
+  legend,
+  LOADED_RSS_TARGET,
+  medianRps,
+  memoryTable,
+  postVerdict,
+  rowKey,
+  rssVerdict,
+  throughputTable,
+  type MemoryRow,
+  type Rows,
+  type Verdict,
+} from './report.ts';
+import type { ServerConfig, ServerReady } from './server.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const serverScript = join(here, 'server.ts');
+const loadgenScript = join(here, 'loadgen.ts');
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    'duration-ms': { type: 'string' },
+    'warmup-ms': { type: 'string' },
+    'warmup-block-ms': { type: 'string' },
+    concurrency: { type: 'string', default: '32' },
+    client: { type: 'string', default: 'raw' },
+    transfers: { type: 'string' },
+    profile: { type: 'string', default: 'auto' },
+    'profile-ms': { type: 'string' },
+    candidate: { type: 'string' },
+    'skip-postgres': { type: 'boolean', default: false },
+    log: { type: 'boolean', default: false },
+    'budget-s': { type: 'string' },
+    'wait-quiet-s': { type: 'string', default: '0' },
+    strict: { type: 'boolean', default: false },
+  },
+  allowPositionals: false,
+});
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer (got ${value})`);
+  return n;
+}
+const quick = args.quick;
+const rounds = positive('rounds', args.rounds, quick ? 3 : 5);
+const durationMs = positive('duration-ms', args['duration-ms'], quick ? 1000 : 2500);
+const warmupMs = positive('warmup-ms', args['warmup-ms'], quick ? 300 : 500);
+const warmupBlockMs = positive('warmup-block-ms', args['warmup-block-ms'], quick ? 500 : 1000);
+const concurrency = positive('concurrency', args.concurrency, 32);
+const transfersTarget = positive('transfers', args.transfers, quick ? 10_000 : 100_000);
+const profileMs = positive('profile-ms', args['profile-ms'], quick ? 2000 : 4000);
+const budgetMs = positive('budget-s', args['budget-s'], quick ? 240 : 600) * 1000;
+if (!['auto', 'on', 'off'].includes(args.profile)) throw new Error('--profile must be auto, on or off');
+if (args.client !== 'raw' && args.client !== 'http') throw new Error('--client must be raw or http');
+const client: 'raw' | 'http' = args.client;
+const candidate = args.candidate ? resolve(args.candidate) : undefined;
+if (candidate && !existsSync(candidate)) throw new Error(`--candidate ${candidate} does not exist`);
+
+const waitQuietMs = Number(args['wait-quiet-s']) * 1000;
+if (!Number.isFinite(waitQuietMs) || waitQuietMs < 0) throw new Error('--wait-quiet-s must be a number of seconds');
+
+const REQUEST_TIMEOUT_MS = 10_000;
+const FOREIGN_KEY = `svc_live_${'B'.repeat(32)}`; // Prism and the bare server take any key
+const FOREIGN_RECIPIENT = 'rcp_01JD7Q3Z8X4K2M9N5P6R7S8T9V';
+const PROFILE_RESERVE_MS = 45_000; // kept for the profiles when a top-up runs long
+
+const started = performance.now();
+/** When the run gives up starting new work; set again after --wait-quiet-s. */
+let deadline = started + budgetMs;
+const progress = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+const out = (text: string) => process.stdout.write(text);
+const load = () => {
+  const [one = 0] = loadavg();
+  const busy = one > cpus().length * 0.5 ? ` — busy: other processes compete for the ${cpus().length} CPUs, expect noise` : '';
+  return `load average (1 min) ${one.toFixed(2)}${busy}`;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- processes we own, stopped in reverse order on every way out ----------------------------------------
+
+const cleanups: { name: string; fn: () => Promise<void> }[] = [];
+const own = (name: string, fn: () => Promise<void>) => cleanups.push({ name, fn });
+async function cleanup(): Promise<void> {
+  while (cleanups.length) {
+    const { name, fn } = cleanups.pop()!;
+    try {
+      await fn();
+    } catch (err) {
+      progress(`stopping ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+// Whatever hangs, the run ends: process.exit runs the exit hooks that SIGKILL every child by PID.
+let watchdog: NodeJS.Timeout | undefined;
+function armWatchdog(): void {
+  if (watchdog) clearTimeout(watchdog);
+  deadline = performance.now() + budgetMs;
+  watchdog = setTimeout(() => {
+    progress(`gave up: the run took longer than --budget-s ${budgetMs / 1000} + 60 s`);
+    process.exit(1);
+  }, budgetMs + 60_000);
+  watchdog.unref();
+}
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(sig, () => {
+    interrupted = true;
+    progress(`${sig}: stopping every process this run started`);
+    void cleanup().finally(() => process.exit(128 + (osConstants.signals[sig] ?? 15)));
+  });
+}
+
+// ---- servers ------------------------------------------------------------------------------------------
+
+interface SandboxState {
+  ref: SandboxRef;
+  tenants: Record<OpId, Tenant>;
+  pools: Record<OpId, KeyPool>;
+  /** Transfers in its store: seeded ones plus every 201 of a new-key POST. */
+  transfers: number;
+}
+
+interface Target {
+  id: ServerId;
+  url: string;
+  pid: number;
+  dbPids: () => number[];
+  memory?: () => Promise<NodeJS.MemoryUsage>;
+  /** Starts, or stops and writes to `file`, a CPU profile inside the server process. */
+  profile?: (what: 'start' | 'stop', file: string) => Promise<void>;
+  /** Sandboxes: the admin token this harness gave it. */
+  adminToken?: string;
+  sandbox?: SandboxState;
+  stop: () => Promise<void>;
+  /** How the server process ended, once it has (else undefined), and what it printed last when known. */
+  gone: () => string | undefined;
+}
+
+/** A gone() for a process whose exit is `exited`. */
+function watchExit(exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>, tail: () => string = () => ''): () => string | undefined {
+  let how: string | undefined;
+  void exited.then(({ code, signal }) => (how = signal ? `killed by ${signal}` : `exit code ${code}`));
+  return () => (how === undefined ? undefined : `${how}${tail() ? `; its last output:\n${tail().trim().split('\n').slice(-8).join('\n')}` : ''}`);
+}
+
+const tempDir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
+own('temp folder', async () => rmSync(tempDir, { recursive: true, force: true }));
+
+function postgresPids(pg: ThrowawayPostgres): () => number[] {
+  return () => {
+    try {
+      const postmaster = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      return Number.isInteger(postmaster) && postmaster > 0 ? [postmaster, ...childrenOf(postmaster)] : [];
+    } catch {
+      return [];
+    }
+  };
+}
+
+async function startServer(id: ServerId, config: ServerConfig, options: { dbPids?: () => number[] } = {}): Promise<Target> {
+  const service: Service<ServerReady> = await forkService<ServerReady>(serverScript, {
+    args: [JSON.stringify(config)],
+    startTimeoutMs: 60_000,
+  });
+  const url = `http://127.0.0.1:${service.ready.port}`;
+  const target: Target = {
+    id,
+    url,
+    pid: service.pid,
+    dbPids: options.dbPids ?? (() => []),
+    memory: async () => (await service.request<{ memory: NodeJS.MemoryUsage }>('memory', {}, 10_000)).memory,
+    profile: async (what, file) => {
+      await service.request(`profile-${what}`, { file, intervalUs: 500 }, 30_000);
+    },
+    stop: () => service.stop(15_000),
+    gone: watchExit(service.exited),
+  };
+  return target;
+}
+
+async function startSandboxTarget(id: ServerId, store: { file: string } | { databaseUrl: string }, options: { dbPids?: () => number[]; module?: string } = {}): Promise<Target> {
+  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const config: ServerConfig = {
+    kind: 'sandbox',
+    adminToken,
+    ...store,
+    ...(args.log ? { log: join(tempDir, `${id}-${process.hrtime.bigint()}.log`) } : {}),
+    ...(options.module ? { module: options.module } : {}),
+  };
+  const target = await startServer(id, config, options);
+  target.adminToken = adminToken;
+  own(id, target.stop);
+  return target;
+}
+
+async function setUpTenants(target: Target): Promise<void> {
+  if (!target.adminToken) throw new Error(`${target.id} is not a sandbox`);
+  const ref: SandboxRef = { url: target.url, adminToken: target.adminToken };
+  const tenants = {} as Record<OpId, Tenant>;
+  const pools = {} as Record<OpId, KeyPool>;
+  let transfers = 0;
+  for (const op of OPS) {
+    tenants[op] = await createTenant(ref, op);
+    pools[op] = new KeyPool(ref, tenants[op].orgId);
+    transfers += tenants[op].seededTransfers;
+  }
+  target.sandbox = { ref, tenants, pools, transfers };
+}
+
+// ---- load ---------------------------------------------------------------------------------------------
+
+let loadgen: Service<{ type: 'ready' }>;
+const fastest = new Map<string, number>();
+let blockSeq = 0;
+
+async function specFor(target: Target, op: OpId, window: { warmupMs: number; durationMs: number; maxRequests?: number }): Promise<LoadSpec> {
+  const sandbox = target.sandbox;
+  let keys = [FOREIGN_KEY];
+  let budgets = [Number.MAX_SAFE_INTEGER];
+  if (sandbox) {
+    const pool = sandbox.pools[op];
+    // Twice what the block could use at the fastest rate seen so far (4,000 req/s before any was seen).
+    const rate = fastest.get(rowKey(op, target.id)) ?? 4000;
+    const need = window.maxRequests ?? Math.ceil((rate * 2 * (window.warmupMs + window.durationMs)) / 1000);
+    const created = await pool.ensure(need + concurrency * 2);
+    if (created) progress(`  ${target.id}: +${created} API keys for ${op} (pool: ${pool.keys.length} keys, ${pool.remaining().toLocaleString('en-US')} requests of budget)`);
+    keys = pool.keys;
+    budgets = pool.budgets;
+  }
+  const tenant = sandbox?.tenants[op];
+  const base = {
+    url: target.url,
+    keys,
+    budgets,
+    concurrency,
+    client,
+    warmupMs: window.warmupMs,
+    durationMs: window.durationMs,
+    ...(window.maxRequests === undefined ? {} : { maxRequests: window.maxRequests, limitMs: Math.max(10_000, deadline - performance.now()) }),
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    serverPids: [target.pid, ...childrenOf(target.pid)],
+    dbPids: target.dbPids(),
+  };
+  const body = tenant?.transferBody ?? JSON.stringify({ recipientId: FOREIGN_RECIPIENT, amount: '1.00' });
+  switch (op) {
+    case 'balance':
+      return { ...base, method: 'GET', path: BALANCE_PATH, expectStatus: 200, expectText: sandbox ? '"USD"' : '"balances"' };
+    case 'transfer-new':
+      return {
+        ...base,
+        method: 'POST',
+        path: TRANSFERS_PATH,
+        body,
+        idempotency: 'new',
+        idempotencyPrefix: `bench-${++blockSeq}`,
+        expectStatus: 201,
+        ...(sandbox ? { expectEcho: true } : { expectText: '"recipientId"' }),
+      };
+    case 'transfer-replay':
+      return {
+        ...base,
+        method: 'POST',
+        path: TRANSFERS_PATH,
+        body,
+        idempotency: 'fixed',
+        idempotencyKey: tenant?.replay?.idempotencyKey ?? 'bench-replay-original',
+        expectStatus: 201,
+        expectText: tenant?.replay ? tenant.replay.transferId : '"recipientId"',
+      };
+  }
+}
+
+/** This harness's own CPU over the last load run (% of one core): Prism's request log comes through it. */
+let harnessCpu = 0;
+
+async function loadRun(target: Target, op: OpId, window: { warmupMs: number; durationMs: number; maxRequests?: number }): Promise<LoadResult> {
+  const spec = await specFor(target, op, window);
+  const limit = window.maxRequests === undefined ? window.warmupMs + window.durationMs + REQUEST_TIMEOUT_MS + 30_000 : (spec.limitMs ?? 0) + REQUEST_TIMEOUT_MS + 30_000;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const { result } = await loadgen.request<{ result: LoadResult }>('run', { spec }, limit);
+  const cpu = process.cpuUsage(cpu0);
+  harnessCpu = (100 * (cpu.user + cpu.system)) / 1000 / Math.max(1, performance.now() - t0);
+  result.harnessCpu = harnessCpu;
+  result.othersCpu = Math.max(0, result.machineCpu - result.serverCpu - result.dbCpu - result.loadgenCpu - harnessCpu);
+  if (target.sandbox) {
+    target.sandbox.pools[op].settle(result.used);
+    if (op === 'transfer-new') target.sandbox.transfers += result.ok;
+  }
+  const what = `${opLabel[op]} on ${target.id}`;
+  if (result.exhausted) throw new Error(`${what}: the API key pool ran out mid-block (a bench bug: pools are sized at twice the fastest rate seen)`);
+  if (result.errors) {
+    const gone = target.gone();
+    throw new Error(
+      `${what}: ${result.errors} unexpected answers of ${result.sent}, e.g.\n  ${result.errorSamples.join('\n  ')}` +
+        (gone ? `\n  The server process (pid ${target.pid}) is gone: ${gone}` : ''),
+    );
+  }
+  const seen = Math.max(result.rps, (result.ok * 1000) / Math.max(1, window.warmupMs + (window.maxRequests === undefined ? window.durationMs : result.windowMs)));
+  fastest.set(rowKey(op, target.id), Math.max(seen, fastest.get(rowKey(op, target.id)) ?? 0));
+  return result;
+}
+
+const describe = (r: LoadResult) =>
+  `${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (CPU: server ${Math.round(r.serverCpu)}%${r.dbCpu ? `, PG ${Math.round(r.dbCpu)}%` : ''}, loadgen ${Math.round(r.loadgenCpu)}%, harness ${Math.round(r.harnessCpu ?? 0)}%, other processes ${Math.round(r.othersCpu ?? 0)}%)${(r.othersCpu ?? 0) > 25 ? ' ← disturbed by other processes' : ''}`;
+
+async function snapshot(target: Target, when: string): Promise<MemoryRow> {
+  const proc = memoryOf(target.pid);
+  if (!proc) throw new Error(`cannot read /proc/${target.pid}/status (${target.id}): this bench reads RSS from Linux's /proc`);
+  let heap: NodeJS.MemoryUsage | undefined;
+  try {
+    heap = target.memory ? await target.memory() : undefined;
+  } catch {
+    heap = undefined;
+  }
+  return { server: target.id, when, rss: proc.rss, peakRss: proc.peakRss, ...(heap ? { heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external + heap.arrayBuffers } : {}) };
+}
+
+/** New-key transfers on `target` until its store holds `total`, in chunks (progress); stops at `stopBy`. */
+async function topUp(target: Target, total: number, stopBy: number): Promise<{ reached: number; rps: number }> {
+  const sandbox = target.sandbox!;
+  const chunk = Math.max(2_000, Math.ceil(total / 5));
+  let sent = 0;
+  let ms = 0;
+  while (sandbox.transfers < total) {
+    const left = stopBy - performance.now();
+    const rate = fastest.get(rowKey('transfer-new', target.id)) ?? 300;
+    if (left < 5_000) break;
+    // No chunk longer than the time left at the rate seen so far.
+    const n = Math.min(chunk, total - sandbox.transfers, Math.max(500, Math.floor((rate * 0.8 * left) / 1000)));
+    const t0 = performance.now();
+    const r = await loadRun(target, 'transfer-new', { warmupMs: 0, durationMs: 0, maxRequests: n });
+    sent += r.ok;
+    ms += performance.now() - t0;
+    progress(`  ${target.id}: ${sandbox.transfers.toLocaleString('en-US')}/${total.toLocaleString('en-US')} transfers (${Math.round(r.rps).toLocaleString('en-US')} req/s, server CPU ${Math.round(r.serverCpu)}%)`);
+  }
+  return { reached: sandbox.transfers, rps: ms ? (sent * 1000) / ms : Number.NaN };
+}
+
+// ---- profiles -----------------------------------------------------------------------------------------
+
+/** A fresh sandbox, warmed up with `op`, then profiled (V8's sampling profiler, 0.5 ms) over one load window of `op`. */
+async function profileRun(id: ServerId, store: { file: string } | { databaseUrl: string }, op: OpId, dbPids?: () => number[]): Promise<string> {
+  const target = await startSandboxTarget(id, store, dbPids ? { dbPids } : {});
+  await setUpTenants(target);
+  await loadRun(target, op, { warmupMs: 0, durationMs: Math.min(2_000, profileMs) });
+  const file = join(tempDir, `${id}-${op}.cpuprofile`);
+  await target.profile!('start', file);
+  const r = await loadRun(target, op, { warmupMs: 0, durationMs: profileMs });
+  await target.profile!('stop', file);
+  progress(`  profiled ${op} on ${id}: ${describe(r)}`);
+  await target.stop();
+  const summary = summarizeProfile(file);
+  return (
+    `\nCPU profile: ${opLabel[op]} on ${id} (${(summary.totalMs / 1000).toFixed(1)} s, ${summary.samples} samples at 0.5 ms; ` +
+    `the load meanwhile: ${describe(r)}; the profiler slows it somewhat)\n\n${summary.areas}\n\n${summary.selfTop}\n\n${summary.sandboxInclusive}\n`
+  );
+}
+
+/** The machine's busy CPU over `ms`, in % of one core (this process is idle meanwhile). */
+async function machineBusy(ms: number): Promise<number> {
+  const a = machineCpuMs();
+  const t0 = performance.now();
+  await sleep(ms);
+  const b = machineCpuMs();
+  return a && b ? (100 * (b.busy - a.busy)) / (performance.now() - t0) : Number.NaN;
+}
+
+/** --wait-quiet-s: before starting, wait (bounded) until other processes leave the CPUs mostly idle. */
+async function waitForQuiet(): Promise<string> {
+  if (!waitQuietMs) return '';
+  const until = performance.now() + waitQuietMs;
+  let busy = await machineBusy(3_000);
+  while (busy > 25 && performance.now() < until) {
+    progress(`waiting for a quieter machine: other processes use ${Math.round(busy)}% of a core (--wait-quiet-s)`);
+    busy = await machineBusy(5_000);
+  }
+  return `other processes used ${Math.round(busy)}% of a core just before the start${busy > 25 ? ` (still busy after waiting ${waitQuietMs / 1000} s)` : ''}; `;
+}
+
+// ---- the run ------------------------------------------------------------------------------------------
+
+try {
+  const quiet = await waitForQuiet();
+  armWatchdog();
+  out(
+    `Sandbox bench: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${quick ? ', --quick' : ''}\n` +
+      `Load: one load-generator process, ${concurrency} keep-alive HTTP/1.1 connections on 127.0.0.1 (${client === 'raw' ? 'a lean client: one socket per connection, prebuilt request text' : "node:http's client, a keep-alive Agent"}),\n` +
+      `each sending its next request when the previous answer is read; every answer checked (status; on the sandbox also the echoed\n` +
+      `Idempotency-Key, the replayed transfer id, the balance's currency).\n` +
+      `Blocks: ${warmupMs} ms warm-up + ${durationMs} ms measured window per (operation, server); one ${warmupBlockMs} ms unmeasured block each before round 1;\n` +
+      `${rounds} rounds, order rotating and reversing every round; a row's value is the median over rounds.\n` +
+      `Rate limit: the sandbox allows 600 requests / 15 min per API key. Not lifted: each operation runs on its own organization\n` +
+      `(funded USD 100,000,000.00, one USD ACH recipient, amount 1.00) with a pool of API keys, rotated round robin, each key carrying at most\n` +
+      `${KEY_BUDGET} requests over the whole run; pools grow between blocks (admin API) to twice what a block can use.\n` +
+      `Stores: node:sqlite on a file in a temp folder (the sandbox's own settings: WAL, synchronous=NORMAL), as npm start; PostgreSQL: a\n` +
+      `throwaway cluster with fsync on, the sandbox's default pool. Request log: ${args.log ? 'JSON lines to a file (--log)' : 'off (startSandbox without a logger; --log writes one to a file, as npm start does to stderr)'}.\n` +
+      `At start: ${quiet}${load()}\n`,
+  );
+
+  // Servers. PostgreSQL and Prism take a few seconds: start them alongside.
+  progress('starting: PostgreSQL (fsync on), Prism, load generator, servers');
+  const pgPromise = args['skip-postgres'] ? Promise.resolve(undefined) : startThrowawayPostgres({ settings: { fsync: 'on' } });
+  const prismPromise = startPrism();
+  let pg: ThrowawayPostgres | undefined;
+  let prism: PrismServer | undefined;
+  try {
+    [pg, prism] = await Promise.all([pgPromise, prismPromise]);
+  } finally {
+    // Whatever started is ours to stop, even when the other failed.
+    void pgPromise.then((p) => p && own('PostgreSQL', p.stop), () => {});
+    void prismPromise.then((p) => own('Prism', p.stop), () => {});
+  }
+  await sleep(0);
+  loadgen = await forkService<{ type: 'ready' }>(loadgenScript, { startTimeoutMs: 30_000 });
+  own('load generator', () => loadgen.stop());
+
+  const targets: Target[] = [];
+  const sqliteTarget = await startSandboxTarget('sandbox-sqlite', { file: join(tempDir, 'sandbox.db') });
+  targets.push(sqliteTarget);
+  let pgTarget: Target | undefined;
+  if (pg) {
+    pgTarget = await startSandboxTarget('sandbox-postgres', { databaseUrl: pg.url }, { dbPids: postgresPids(pg) });
+    targets.push(pgTarget);
+  }
+  let candidateTarget: Target | undefined;
+  if (candidate) {
+    candidateTarget = await startSandboxTarget('candidate-sqlite', { file: join(tempDir, 'candidate.db') }, { module: candidate });
+    targets.push(candidateTarget);
+  }
+  targets.push({ id: 'prism', url: prism!.url, pid: prism!.pid, dbPids: () => [], stop: prism!.stop, gone: watchExit(prism!.exited, prism!.output) });
+  const bare = await startServer('bare', { kind: 'bare' });
+  own('bare server', bare.stop);
+  targets.push(bare);
+  progress(`servers: ${targets.map((t) => `${t.id} pid ${t.pid}`).join(', ')}; load generator pid ${loadgen.pid}`);
+
+  // Idle memory: after start, before any request, once things have settled.
+  await sleep(2_000);
+  const memory: MemoryRow[] = [];
+  for (const t of targets) memory.push(await snapshot(t, 'idle, after start'));
+
+  // Tenants and first key pools (the admin API; not measured).
+  for (const t of targets) if (t.adminToken) await setUpTenants(t);
+  progress(`tenants ready (one organization per operation on each sandbox)`);
+
+  // Rounds.
+  const servers = SERVERS.filter((s) => targets.some((t) => t.id === s));
+  const rows: Rows = new Map();
+  const blocksRun = new Map<string, number>();
+  const contenders: Contender[] = [];
+  for (const op of OPS) {
+    for (const t of targets) {
+      if (t.id === 'bare' && op !== 'balance') continue;
+      const key = rowKey(op, t.id);
+      contenders.push({
+        name: key,
+        call: async () => {
+          const n = blocksRun.get(key) ?? 0;
+          blocksRun.set(key, n + 1);
+          const warm = n === 0;
+          const r = await loadRun(t, op, warm ? { warmupMs: 0, durationMs: warmupBlockMs } : { warmupMs, durationMs });
+          if (!warm) rows.set(key, [...(rows.get(key) ?? []), r]);
+          progress(`${warm ? 'warm-up' : `round ${n}/${rounds}`} · ${op.padEnd(15)} · ${t.id.padEnd(16)} ${describe(r)}`);
+        },
+      });
+    }
+  }
+  progress(`${contenders.length} blocks per round, ${rounds} rounds`);
+  await runRounds(contenders, { rounds, calls: 1, warmupCalls: 1, deadline, progress });
+
+  for (const t of targets) if (t.sandbox) memory.push(await snapshot(t, `after the rounds (${t.sandbox.transfers.toLocaleString('en-US')} transfers)`));
+
+  // Memory after N transfers: the embedded sandbox first (its verdict), then PostgreSQL within the budget.
+  const reached = new Map<ServerId, { reached: number; rps: number }>();
+  for (const t of [sqliteTarget, ...(candidateTarget ? [candidateTarget] : []), ...(pgTarget ? [pgTarget] : [])]) {
+    progress(`${t.id}: creating transfers until its store holds ${transfersTarget.toLocaleString('en-US')}`);
+    const result = await topUp(t, transfersTarget, deadline - PROFILE_RESERVE_MS);
+    reached.set(t.id, result);
+    memory.push(await snapshot(t, `after ${result.reached.toLocaleString('en-US')} transfers`));
+  }
+
+  // Stop the servers before reporting and profiling: their processes would compete for the CPUs.
+  for (const t of targets) await t.stop();
+  progress('servers stopped');
+
+  out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
+  out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
+  for (const [id, r] of reached) {
+    out(
+      Number.isFinite(r.rps)
+        ? `  ${id}: sustained ${Math.round(r.rps).toLocaleString('en-US')} req/s of new-key transfers while filling the store to ${r.reached.toLocaleString('en-US')}\n`
+        : `  ${id}: the rounds alone left ${r.reached.toLocaleString('en-US')} transfers in its store\n`,
+    );
+  }
+  if (pgTarget) out('  (PostgreSQL rows: the sandbox process only; the PostgreSQL server holds the data in its own processes.)\n');
+
+  const others = [...rows.values()].flat().map((r) => r.othersCpu ?? 0);
+  const disturbed = others.filter((o) => o > 25).length;
+  out(
+    `\nNoise: other processes on this machine used ${Math.round(median(others))}% of a core (median over the ${others.length} measured windows; ` +
+      `max ${Math.round(Math.max(...others))}%); ${disturbed} window(s) above 25%.\n`,
+  );
+  const keyLines = targets
+    .filter((t) => t.sandbox)
+    .map((t) => `${t.id} ${OPS.map((op) => `${t.sandbox!.pools[op].created} (${op})`).join(', ')}`);
+  out(
+    `Rate limit (not lifted): API keys created — ${keyLines.join('; ')}. No key carried more than ${KEY_BUDGET} requests in the run ` +
+      `(600 allowed per 15 min); no answer was a 429 (any unexpected answer fails the run).\n`,
+  );
+
+  const verdicts: Verdict[] = [];
+  const stores: [ServerId, string][] = [['sandbox-sqlite', 'embedded node:sqlite'], ...(pgTarget ? ([['sandbox-postgres', 'PostgreSQL']] as [ServerId, string][]) : [])];
+  for (const [id, label] of stores) verdicts.push(postVerdict(rows, id, label));
+  for (const [id, label] of stores) verdicts.push(getVerdict(rows, id, label));
+  for (const [id, label] of stores) {
+    const idle = memory.find((m) => m.server === id && m.when.startsWith('idle'))!;
+    verdicts.push(rssVerdict(`idle ${id}`, `idle RSS of the sandbox process (${label}), after start`, idle.rss, IDLE_RSS_TARGET));
+  }
+  for (const [id, label] of stores) {
+    const r = reached.get(id)!;
+    const after = memory.filter((m) => m.server === id).at(-1)!;
+    const short = r.reached < 100_000;
+    const note = short ? ` — after ${r.reached.toLocaleString('en-US')} transfers, NOT 100,000 (${quick ? '--quick' : '--transfers or the time budget'}): not the target's measurement` : '';
+    const verdict = rssVerdict(`loaded ${id}`, `RSS of the sandbox process (${label}) after ${r.reached.toLocaleString('en-US')} transfers${id === 'sandbox-sqlite' ? '' : ' (the target is for embedded; informational)'}`, after.rss, LOADED_RSS_TARGET, note);
+    verdicts.push(id === 'sandbox-sqlite' ? verdict : { ...verdict, name: `info ${id}` });
+  }
+  if (candidateTarget) {
+    out(`\nCandidate (${candidate}), informational: POST new ${(medianRps(rows, 'transfer-new', 'candidate-sqlite') / medianRps(rows, 'transfer-new', 'sandbox-sqlite')).toFixed(2)}× the embedded sandbox, replay ${(medianRps(rows, 'transfer-replay', 'candidate-sqlite') / medianRps(rows, 'transfer-replay', 'sandbox-sqlite')).toFixed(2)}×, GET balance ${(medianRps(rows, 'balance', 'candidate-sqlite') / medianRps(rows, 'balance', 'sandbox-sqlite')).toFixed(2)}×\n`);
+  }
+  out(`\nAt end: ${load()}\n\n${verdicts.map((v) => v.line).join('\n')}\n`);
+
+  const throughputFailed = verdicts.filter((v) => /^(post|get) /.test(v.name) && !v.pass);
+  if (args.profile === 'on' || (args.profile === 'auto' && throughputFailed.length)) {
+    progress("profiling the sandbox under load (V8's CPU profiler inside the server process, via node:inspector)");
+    out(`\nWhere the sandbox's CPU goes (${args.profile === 'on' ? '--profile on' : `a throughput verdict FAILed`}; a fresh server, warmed up, then V8's CPU profiler over ${profileMs} ms of the same load)\n`);
+    const profiles: [ServerId, OpId][] = [['sandbox-sqlite', 'transfer-new'], ['sandbox-sqlite', 'balance']];
+    if (pg && throughputFailed.some((v) => v.name.endsWith('sandbox-postgres'))) profiles.push(['sandbox-postgres', 'transfer-new']);
+    for (const [id, op] of profiles) {
+      if (performance.now() > deadline) {
+        out(`\n(profile of ${op} on ${id} skipped: time budget used up)\n`);
+        continue;
+      }
+      const store = id === 'sandbox-postgres' ? { databaseUrl: pg!.url } : { file: join(tempDir, `profile-${op}.db`) };
+      out(await profileRun(id, store, op, id === 'sandbox-postgres' ? postgresPids(pg!) : undefined));
+    }
+  }
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  process.exitCode = args.strict && verdicts.some((v) => !v.name.startsWith('info') && !v.pass) ? 1 : 0;
+} catch (err) {
+  // After a signal the servers are being stopped under the running block: its errors are not news.
+  if (!interrupted) progress(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+  if (watchdog) clearTimeout(watchdog);
+}
