@@ -43,6 +43,21 @@ export const ERROR_RULES: { code: string; status: number; operations: Op[] }[] =
   { code: 'provider_rate_limited', status: 503, operations: [OPERATIONS.cards] },
 ];
 
+/**
+ * Section 7, "Error body (JSON)": every 4xx and 5xx response carries these three fields (the edge's 502/504,
+ * STATUS_RULES.edgeWithoutJsonBody, come without the JSON body). All three are always present.
+ */
+export const ERROR_BODY = {
+  fields: [
+    { name: 'error', type: 'string' },
+    { name: 'code', type: 'string' },
+    { name: 'requestId', type: 'string', format: 'uuid' },
+  ] as { name: string; type: string; format?: string }[],
+  valid: { error: 'Human-readable message', code: 'some_code', requestId: '181a0fe4-1b31-4f63-b99d-076c438eafe8' },
+  /** Values that break a field's type or format. */
+  wrongValues: { string: 42, uuid: 'not-a-uuid' } as Record<string, unknown>,
+};
+
 /** `banking_transfer_not_found` (404) belongs to the transfer lookup whose path is not shown (section 4 rules 2, 5). */
 export const TRANSFER_LOOKUP_NOT_FOUND = { code: 'banking_transfer_not_found', status: 404 };
 

@@ -1,11 +1,12 @@
 // Every rule the provider's document states is in the bundled spec. The expectations come from
 // provider-rules.ts (transcribed from the prose), never from the spec itself.
 import { describe, expect, it } from 'vitest';
-import { createValidator, deref, errorCatalog, isObject, loadSpec, operations, type JsonObject } from '@payments/spec';
+import { createValidator, deref, errorCatalog, isObject, loadSpec, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import {
   AUTH,
   CHECKOUT_AMOUNT,
   CHECKOUT_KEY,
+  ERROR_BODY,
   ERROR_RULES,
   IDEMPOTENT_OPERATIONS,
   LIMITS,
@@ -38,6 +39,86 @@ function idempotencyParameter(key: string): JsonObject {
   const found = params.map((p) => deref(doc, p)).find((p) => isObject(p) && p.name === 'Idempotency-Key' && p.in === 'header');
   if (!isObject(found)) throw new Error(`${key} has no Idempotency-Key header parameter`);
   return found;
+}
+
+/** A schema and its allOf members, through $refs: every part a value must satisfy. */
+function conjuncts(spec: OpenApiDocument, schema: Json, depth = 0): JsonObject[] {
+  const s = deref(spec, schema);
+  if (!isObject(s) || depth > 20) return [];
+  const members = Array.isArray(s.allOf) ? s.allOf.flatMap((m) => conjuncts(spec, m, depth + 1)) : [];
+  return [s, ...members];
+}
+
+/** Why a body schema is not the section 7 error body (empty when it is), read from the schema's keywords. */
+function errorSchemaProblems(spec: OpenApiDocument, schema: Json): string[] {
+  const parts = conjuncts(spec, schema);
+  const problems: string[] = [];
+  if (!parts.some((p) => p.type === 'object')) problems.push('is not `type: object`');
+  const required = new Set(parts.flatMap((p) => (Array.isArray(p.required) ? p.required.map(String) : [])));
+  for (const field of ERROR_BODY.fields) {
+    if (!required.has(field.name)) problems.push(`\`${field.name}\` is not required`);
+    const prop = parts.flatMap((p) => (isObject(p.properties) && p.properties[field.name] !== undefined ? conjuncts(spec, p.properties[field.name]!) : []));
+    if (prop.length === 0) {
+      problems.push(`has no property \`${field.name}\``);
+      continue;
+    }
+    const types = [...new Set(prop.filter((p) => p.type !== undefined).map((p) => JSON.stringify(p.type)))];
+    if (types.length !== 1 || types[0] !== JSON.stringify(field.type)) problems.push(`\`${field.name}\` is not of type ${field.type} (${types.join(', ') || 'no type'})`);
+    if (field.format && !prop.some((p) => p.format === field.format)) problems.push(`\`${field.name}\` has no \`format: ${field.format}\``);
+  }
+  return problems;
+}
+
+/** Why a body schema does not accept exactly the section 7 error bodies, checked by validating samples. */
+function errorSchemaRejections(validate: (value: unknown) => boolean): string[] {
+  const problems: string[] = [];
+  if (!validate(ERROR_BODY.valid)) problems.push(`rejects a valid error body ${JSON.stringify(ERROR_BODY.valid)}`);
+  for (const field of ERROR_BODY.fields) {
+    const { [field.name]: _omitted, ...without } = ERROR_BODY.valid as Record<string, unknown>;
+    if (validate(without)) problems.push(`accepts a body without \`${field.name}\``);
+    for (const kind of [field.type, field.format]) {
+      if (kind === undefined || !(kind in ERROR_BODY.wrongValues)) continue;
+      const value = ERROR_BODY.wrongValues[kind];
+      if (validate({ ...ERROR_BODY.valid, [field.name]: value })) problems.push(`accepts \`${field.name}\`: ${JSON.stringify(value)} (not ${kind})`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Every 4xx/5xx response of every operation: with a body, its schema is the section 7 error body (by its
+ * keywords, and by validating samples); without one, it is one of the edge's statuses.
+ */
+function errorBodyProblems(spec: OpenApiDocument): string[] {
+  const problems: string[] = [];
+  const specValidator = createValidator(spec);
+  let withBody = 0;
+  for (const { method, path, operation: op } of operations(spec)) {
+    for (const [status, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
+      if (!/^[45]/.test(status)) continue;
+      const at = `${opKey(method, path)} ${status}`;
+      const r = deref(spec, raw);
+      if (!isObject(r)) {
+        problems.push(`${at}: not a response object`);
+        continue;
+      }
+      if (r.content === undefined) {
+        if (!STATUS_RULES.edgeWithoutJsonBody.includes(Number(status))) problems.push(`${at}: has no body, which only the edge's ${STATUS_RULES.edgeWithoutJsonBody.join('/')} may lack`);
+        continue;
+      }
+      for (const [media, m] of Object.entries(isObject(r.content) ? r.content : {})) {
+        if (!isObject(m) || m.schema === undefined) {
+          problems.push(`${at} ${media}: has no schema`);
+          continue;
+        }
+        withBody++;
+        const validate = specValidator.compile(isObject(m.schema) ? m.schema : {});
+        for (const problem of [...errorSchemaProblems(spec, m.schema), ...errorSchemaRejections((v) => validate(v) === true)]) problems.push(`${at} ${media}: ${problem}`);
+      }
+    }
+  }
+  if (withBody === 0) problems.push('no 4xx/5xx response has a body');
+  return problems;
 }
 
 describe('the spec carries every provider rule', () => {
@@ -133,6 +214,29 @@ describe('the spec carries every provider rule', () => {
     expect(validate({ amount: '10.00', discountPercent: 10 })).toBe(false);
     expect(validate({ discountPercent: 10, paymentMethod: 'pix' })).toBe(true);
     expect(validate({ amount: 37.45, paymentMethod: 'pix' })).toBe(true);
+  });
+
+  it('gives every 4xx/5xx response with a body the error body: error, code, requestId (uuid), all required', () => {
+    expect(errorBodyProblems(doc)).toEqual([]);
+  });
+
+  it.each<[string, string, { property?: (schema: JsonObject) => void; unrequire?: true }, string]>([
+    ['requestId loses format: uuid', 'requestId', { property: (s) => void delete s.format }, '`requestId` has no `format: uuid`'],
+    ['requestId is no longer required', 'requestId', { unrequire: true }, '`requestId` is not required'],
+    ['code becomes an integer', 'code', { property: (s) => void (s.type = 'integer') }, '`code` is not of type string'],
+  ])('would catch an error body whose %s (checked on a copy in memory)', (_what, field, change, expected) => {
+    // The first 4xx response's schema, changed in a copy of the bundled document: the check must report it.
+    const copy = structuredClone(doc);
+    const first = operations(copy)
+      .flatMap(({ operation: op }) => Object.entries(op.responses as JsonObject))
+      .map(([status, r]) => [status, deref(copy, r)] as const)
+      .find(([status, r]) => status.startsWith('4') && isObject(r) && isObject(r.content));
+    const media = Object.values((first![1] as JsonObject).content as JsonObject)[0] as JsonObject;
+    for (const part of conjuncts(copy, media.schema!)) {
+      if (change.unrequire && Array.isArray(part.required)) part.required = part.required.filter((name) => name !== field);
+      if (change.property && isObject(part.properties) && part.properties[field] !== undefined) conjuncts(copy, part.properties[field]!).forEach(change.property);
+    }
+    expect(errorBodyProblems(copy).join('\n')).toContain(expected);
   });
 
   it('puts Retry-After on provider_rate_limited', () => {

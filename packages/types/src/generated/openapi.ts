@@ -162,7 +162,7 @@ export type components = {
     schemas: {
         /**
          * Amount
-         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount.
+         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. Validators need a tolerance for `multipleOf: 0.01` on binary doubles (for example Ajv's `multipleOfPrecision`), or they reject numbers such as `0.07`; sending the string form avoids this.
          * @example 37.45
          * @example 37.45
          * @example 1000
@@ -270,6 +270,7 @@ export type components = {
          * @description An external recipient. Other fields are not shown in the provider's document; clients must tolerate unknown properties.
          */
         Recipient: {
+            /** @description The recipient's id, which transfers refer to. */
             id: components["schemas"]["ResourceId"];
             nickname: components["schemas"]["Nickname"];
             rail: components["schemas"]["Rail"];
@@ -300,8 +301,8 @@ export type components = {
          * @description A transfer created through the API (only API-created transfers are visible). Other fields are not shown in the provider's document; clients must tolerate unknown properties.
          */
         Transfer: {
-            /** @description The transfer's id. The field is documented; its format is not. */
-            id: string;
+            /** @description The transfer's id. The field is documented; its format is not, and the opaque id format shared by every resource is assumed. */
+            id: components["schemas"]["ResourceId"];
             recipientId?: components["schemas"]["ResourceId"];
             amount?: components["schemas"]["Amount"];
             status: components["schemas"]["TransferStatus"];
@@ -317,6 +318,7 @@ export type components = {
          * @description An issued card. Its fields are not shown in the provider's document; clients must tolerate unknown properties.
          */
         Card: {
+            /** @description The card's id. */
             id?: components["schemas"]["ResourceId"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
         };
@@ -330,6 +332,7 @@ export type components = {
          * @description A checkout product. Its fields are not shown in the provider's document; clients must tolerate unknown properties.
          */
         CheckoutProduct: {
+            /** @description The checkout product's id. */
             id?: components["schemas"]["ResourceId"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
         };
@@ -359,6 +362,7 @@ export type components = {
          * @description A checkout session. Other fields are not shown in the provider's document; clients must tolerate unknown properties.
          */
         CheckoutSession: {
+            /** @description The checkout session's id. */
             id?: components["schemas"]["ResourceId"];
             amount?: components["schemas"]["Amount"];
             discountPercent?: components["schemas"]["DiscountPercent"];
@@ -470,7 +474,7 @@ export type components = {
          */
         RetryAfterAssumed: number;
         /**
-         * @description The number of seconds to wait before repeating the same request (with the same Idempotency-Key).
+         * @description The number of seconds to wait before repeating the same request (with the same Idempotency-Key). Always sent with `provider_rate_limited`; a 503 with another code may come without it.
          * @example 2
          */
         RetryAfter: number;
@@ -722,7 +726,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
-            /** @description The card provider is briefly rate limited (`provider_rate_limited`, with `Retry-After`), or a temporary failure. Nothing was processed; repeat with the same Idempotency-Key. */
+            /** @description The card provider is briefly rate limited (`provider_rate_limited`, always with `Retry-After`), or a temporary failure. Nothing was processed; repeat with the same Idempotency-Key. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
