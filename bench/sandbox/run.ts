@@ -105,6 +105,7 @@ const waitQuietMs = Number(args['wait-quiet-s']) * 1000;
 if (!Number.isFinite(waitQuietMs) || waitQuietMs < 0) throw new Error('--wait-quiet-s must be a number of seconds');
 
 const REQUEST_TIMEOUT_MS = 10_000;
+const FIRST_RATE_GUESS = 40_000; // req/s
 const FOREIGN_KEY = `svc_live_${'B'.repeat(32)}`; // Prism and the bare server take any key
 const FOREIGN_RECIPIENT = 'rcp_01JD7Q3Z8X4K2M9N5P6R7S8T9V';
 const PROFILE_RESERVE_MS = 45_000; // kept for the profiles when a top-up runs long
@@ -264,8 +265,9 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
   let budgets = [Number.MAX_SAFE_INTEGER];
   if (sandbox) {
     const pool = sandbox.pools[op];
-    // Twice what the block could use at the fastest rate seen so far (4,000 req/s before any was seen).
-    const rate = fastest.get(rowKey(op, target.id)) ?? 4000;
+    // Twice what the block could use at the fastest rate seen so far; before any was seen, the rate of a
+    // bare node:http server on such a machine (keys are cheap, a pool that runs dry mid-block ends the run).
+    const rate = fastest.get(rowKey(op, target.id)) ?? FIRST_RATE_GUESS;
     const need = window.maxRequests ?? Math.ceil((rate * 2 * (window.warmupMs + window.durationMs)) / 1000);
     const created = await pool.ensure(need + concurrency * 2);
     if (created) progress(`  ${target.id}: +${created} API keys for ${op} (pool: ${pool.keys.length} keys, ${pool.remaining().toLocaleString('en-US')} requests of budget)`);

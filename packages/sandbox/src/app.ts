@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract } from './contract.ts';
 import { Failure } from './failure.ts';
 import { BodyTooLarge, readBody, sendEdge, sendJson, type LogLine, type Logger } from './http.ts';
-import { hashApiKey, sameHash, wellFormed } from './keys.ts';
+import { newId } from './ids.ts';
+import { hashApiKey, wellFormed } from './keys.ts';
 import { handlers } from './operations/index.ts';
 import { admitTransfer, insertTransfer, transferView } from './operations/banking.ts';
 import type { OperationContext, OperationResult } from './operations/context.ts';
@@ -103,49 +104,64 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       throw err;
     }
 
-    const org = await authenticate(req, line);
-    await enforceRateLimits(org.keyId, op);
-    if (!org.record.apiAccess || !productEnabled(org.record, op)) throw new Failure(op.accessCode);
+    const org = await authenticateAndCount(req, op, line);
+    if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
 
     const body = parseAndValidate(req, op, params, raw);
     const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-    const request: Request = { requestId: line.requestId, op, params, org: org.record, body, idempotencyKey, log: line };
+    const request: Request = { requestId: line.requestId, op, params, org, body, idempotencyKey, log: line };
 
-    const fault = await store.transaction((tx) => tx.takeFault(org.record.id, op.operationId));
-    if (fault) line.fault = fault.kind;
-    await execute(request, fault, res);
+    // Nearly always no fault is scheduled: then the operation runs in the same transaction as the check.
+    const outcome = await store.transaction(async (tx) => {
+      const fault = await tx.takeFault(org.id, op.operationId);
+      return fault ? { fault } : { result: await respondIn(tx, request) };
+    });
+    if ('result' in outcome) {
+      line.status = outcome.result.status;
+      sendJson(res, outcome.result.status, outcome.result.body);
+      return;
+    }
+    line.fault = outcome.fault.kind;
+    await execute(request, outcome.fault, res);
   }
 
-  async function authenticate(req: IncomingMessage, line: LogLine): Promise<{ record: Organization; keyId: string }> {
+  /**
+   * The key's organization, with this request counted against the key's rate limits, in one transaction.
+   * A refused request still counts (the hit is committed, then the 429 thrown).
+   */
+  async function authenticateAndCount(req: IncomingMessage, op: OperationContract, line: LogLine): Promise<Organization> {
     const presented = req.headers['x-api-key'];
     const key = Array.isArray(presented) ? undefined : presented;
     if (!wellFormed(key)) throw new Failure('invalid_api_key');
     const hash = hashApiKey(key);
+    const t = now().getTime();
     const found = await store.transaction(async (tx) => {
       const record = await tx.findApiKeyByHash(hash);
-      if (!record || !sameHash(record.hash, hash) || record.revokedAt) return undefined;
+      if (!record || record.revokedAt) return undefined;
       const org = await tx.getOrganization(record.organizationId);
-      return org ? { record: org, keyId: record.id } : undefined;
+      if (!org) return undefined;
+      let retryAfter: number | undefined;
+      for (const { bucket, limit, windowSeconds } of rateLimits(record.id, op)) {
+        const windowMs = windowSeconds * 1000;
+        const windowStart = t - (t % windowMs);
+        if ((await tx.hitRateLimit(bucket, windowStart)) > limit) {
+          retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
+          break;
+        }
+      }
+      return { org, keyId: record.id, retryAfter };
     });
     if (!found) throw new Failure('invalid_api_key');
-    line.organizationId = found.record.id;
+    line.organizationId = found.org.id;
     line.keyId = found.keyId;
-    return found;
+    if (found.retryAfter !== undefined) throw new Failure('rate_limit_exceeded', undefined, { 'retry-after': String(found.retryAfter) });
+    return found.org;
   }
 
-  async function enforceRateLimits(keyId: string, op: OperationContract): Promise<void> {
+  function rateLimits(keyId: string, op: OperationContract): { bucket: string; limit: number; windowSeconds: number }[] {
     const limits = [{ bucket: `key:${keyId}`, ...contract.defaultRateLimit }];
     if (op.rateLimit) limits.push({ bucket: `key:${keyId}:${op.operationId}`, ...op.rateLimit });
-    const t = now().getTime();
-    for (const { bucket, limit, windowSeconds } of limits) {
-      const windowMs = windowSeconds * 1000;
-      const windowStart = t - (t % windowMs);
-      const count = await store.transaction((tx) => tx.hitRateLimit(bucket, windowStart));
-      if (count > limit) {
-        const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
-        throw new Failure('rate_limit_exceeded', undefined, { 'retry-after': String(retryAfter) });
-      }
-    }
+    return limits;
   }
 
   function productEnabled(org: Organization, op: OperationContract): boolean {
@@ -218,23 +234,25 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     if (!(err instanceof Failure)) throw err;
   }
 
+  function respond(request: Request): Promise<OperationResult> {
+    return store.transaction((tx) => respondIn(tx, request));
+  }
+
   /** Runs the operation under its idempotency record: a replay returns the original result unchanged. */
-  async function respond(request: Request): Promise<OperationResult> {
+  async function respondIn(tx: Transaction, request: Request): Promise<OperationResult> {
     const handler = handlers[request.op.operationId]!;
-    return store.transaction(async (tx) => {
-      const ctx = context(tx, request);
-      if (!request.idempotencyKey || !handler.fingerprint) return handler.run(ctx);
-      const fingerprint = handler.fingerprint(request.body);
-      const existing = await tx.claimIdempotency(record(request, fingerprint, 'done', null));
-      if (existing) {
-        if (existing.fingerprint !== fingerprint && handler.conflictCode) throw new Failure(handler.conflictCode);
-        if (existing.state === 'done') return { status: existing.status!, body: existing.body };
-        return resolveAttempt(tx, ctx, existing);
-      }
-      const result = await handler.run(ctx); // a Failure rolls the claim back: nothing is remembered
-      await tx.updateIdempotency(request.org.id, request.op.operationId, request.idempotencyKey, { state: 'done', status: result.status, body: result.body, resolution: null });
-      return result;
-    });
+    const ctx = context(tx, request);
+    if (!request.idempotencyKey || !handler.fingerprint) return handler.run(ctx);
+    const fingerprint = handler.fingerprint(request.body);
+    const existing = await tx.claimIdempotency(record(request, fingerprint, 'done', null));
+    if (existing) {
+      if (existing.fingerprint !== fingerprint && handler.conflictCode) throw new Failure(handler.conflictCode);
+      if (existing.state === 'done') return { status: existing.status!, body: existing.body };
+      return resolveAttempt(tx, ctx, existing);
+    }
+    const result = await handler.run(ctx); // a Failure rolls the claim back: nothing is remembered
+    await tx.updateIdempotency(request.org.id, request.op.operationId, request.idempotencyKey, { state: 'done', status: result.status, body: result.body, resolution: null });
+    return result;
   }
 
   /**
@@ -286,7 +304,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       body: request.body,
       idempotencyKey: request.idempotencyKey,
       now: now().toISOString(),
-      newId: (prefix) => `${prefix}_${randomUUID().replace(/-/g, '')}`,
+      newId,
     };
   }
 

@@ -1,6 +1,9 @@
 // API keys as the provider describes them: `svc_live_<random>`, shown once, stored only as a SHA-256 hash
-// and a short display prefix, compared in constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// and a short display prefix. A presented key is never compared with anything secret: its SHA-256 is the
+// lookup key (an index in the store, a Map in the cache). What the lookup's timing could reveal is how
+// much of the hash of the attacker's OWN guess matches a stored hash, which says nothing usable about a
+// stored key (preimage resistance), so no constant-time comparison is needed or pretended.
+import { createHash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'svc_live_';
 const KEY_SHAPE = /^svc_live_[A-Za-z0-9]{16,128}$/;
@@ -17,11 +20,4 @@ export function hashApiKey(key: string): string {
 /** Whether a presented key looks like a key at all (a malformed one is rejected before any lookup). */
 export function wellFormed(key: string | undefined): key is string {
   return typeof key === 'string' && KEY_SHAPE.test(key);
-}
-
-/** Constant-time comparison of two hex hashes. */
-export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,10 +1,15 @@
 // The embedded store: node:sqlite (built into Node 24), one connection per store, on a file or in memory.
 // `fn` in transaction() is async and several HTTP requests run at once in one process, while a SQLite
-// connection has a single transaction: transactions are queued (one at a time per store) and each runs in
-// BEGIN IMMEDIATE … COMMIT/ROLLBACK, so it holds the database's write lock from its first statement. Another
-// process (or another store) on the same file waits for that lock asynchronously (see `begin`), so it
-// never blocks this process's event loop for long. Booleans are stored as integers, JSON as text, amounts
-// as the canonical two-decimal string plus integer cents (sums are exact).
+// connection has a single transaction: logical transactions are queued (one at a time per store). They
+// share SQLite transactions (group commit): a batch opens with BEGIN IMMEDIATE, so it holds the database's
+// write lock from its first statement; each logical transaction runs in a savepoint (rolled back alone when
+// it throws); the batch COMMITs once the queue is empty at the end of an event-loop turn (or after
+// MAX_BATCH members), and only then does any member's caller hear of its result: what a request
+// acknowledges is on disk. One COMMIT per batch instead of one per transaction is most of this store's
+// speed. Another process (or another store) on the same file waits for that lock asynchronously (see
+// `begin`), so it never blocks this process's event loop for long; its commits are noticed through
+// PRAGMA data_version and drop the read cache (read-cache.ts). Booleans are stored as integers, JSON as
+// text, amounts as the canonical two-decimal string plus integer cents (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type {
@@ -18,6 +23,7 @@ import type {
   TransferRecord,
   TransferStatus,
 } from './types.ts';
+import { ReadCache, type CacheWriter } from './read-cache.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -31,6 +37,25 @@ export interface SqliteStoreOptions {
 
 /** SQLite's own (synchronous) busy wait per attempt; the rest of the wait is asynchronous. */
 const SYNC_BUSY_TIMEOUT_MS = 100;
+/** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
+const MAX_BATCH = 256;
+
+/**
+ * Logical transactions that share one SQLite transaction (group commit): each ran in its own savepoint, and
+ * none of their callers hears of its result before `committed` settles.
+ */
+interface Batch {
+  members: number;
+  committed: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+interface LogicalState extends CacheWriter {
+  open: boolean;
+  /** Whether its savepoint is open: taken before its first write only, as a read has nothing to undo. */
+  savepoint: boolean;
+}
 
 const MIGRATIONS: readonly { version: number; sql: string }[] = [
   {
@@ -304,10 +329,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const run = (sql: string, ...values: SQLInputValue[]) => prepare(sql).run(...values);
   const get = (sql: string, ...values: SQLInputValue[]) => prepare(sql).get(...values) as Row | undefined;
   const all = (sql: string, ...values: SQLInputValue[]) => prepare(sql).all(...values) as Row[];
+  const cache = new ReadCache();
+  /** The logical transaction that is running (they run one at a time). */
+  let current: LogicalState | undefined;
+  /** Called by every method before it writes: the first write of a logical transaction opens its savepoint. */
+  const writing = () => {
+    if (current && !current.savepoint) {
+      prepare('SAVEPOINT logical').run();
+      current.savepoint = true;
+    }
+  };
 
   const tx: Transaction = {
     // organizations
     async insertOrganization(org) {
+      writing();
       run(
         `INSERT INTO organizations (id, name, api_access, banking, cards, checkout, wallet_transfers, card_terms_accepted, checkout_pix, funding, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -323,14 +359,23 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         JSON.stringify(org.funding),
         org.createdAt,
       );
+      cache.touch();
+      cache.organizations.delete(org.id);
     },
     async getOrganization(id) {
+      const cached = cache.organizations.get(id);
+      if (cached) return cached;
       const row = get('SELECT * FROM organizations WHERE id = ?', id);
-      return row && toOrganization(row);
+      return row && cache.organization(toOrganization(row));
     },
     async updateOrganization(id, patch) {
+      writing();
       const set = setClause(patch, ORGANIZATION_PATCH);
-      if (set.sql) run(`UPDATE organizations SET ${set.sql} WHERE id = ?`, ...set.values, id);
+      if (set.sql) {
+        run(`UPDATE organizations SET ${set.sql} WHERE id = ?`, ...set.values, id);
+        cache.touch();
+        cache.organizations.delete(id);
+      }
       return tx.getOrganization(id);
     },
     async listOrganizations() {
@@ -339,6 +384,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // API keys
     async insertApiKey(key) {
+      writing();
       run(
         'INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)',
         key.id,
@@ -350,16 +396,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       );
     },
     async findApiKeyByHash(hash) {
+      const cached = cache.keysByHash.get(hash);
+      if (cached) return cached;
       const row = get('SELECT * FROM api_keys WHERE hash = ?', hash);
-      return row && toApiKey(row);
+      return row && cache.key(hash, toApiKey(row));
     },
     async getApiKey(id) {
       const row = get('SELECT * FROM api_keys WHERE id = ?', id);
       return row && toApiKey(row);
     },
     async revokeApiKey(id, at) {
+      writing();
       // A key revoked twice keeps its first revocation time.
       const row = get('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', at, id);
+      cache.touch();
+      cache.keysByHash.clear(); // revocations are rare; the next request of each key reads it again
       return row && toApiKey(row);
     },
 
@@ -368,6 +419,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       // Transactions are serialized (one connection, BEGIN IMMEDIATE): nothing else can run meanwhile.
     },
     async insertRecipient(r) {
+      writing();
       run(
         `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -400,6 +452,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return row && toRecipient(row);
     },
     async updateRecipient(organizationId, id, patch) {
+      writing();
       const set = setClause(patch, RECIPIENT_PATCH);
       if (set.sql) run(`UPDATE recipients SET ${set.sql} WHERE organization_id = ? AND id = ?`, ...set.values, organizationId, id);
       return tx.getRecipient(organizationId, id);
@@ -407,6 +460,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // transfers
     async insertTransfer(t) {
+      writing();
       run(
         `INSERT INTO transfers (id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -420,16 +474,24 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         t.idempotencyKey,
         t.createdAt,
       );
+      cache.touch();
+      cache.sums.delete(t.organizationId);
     },
     async getTransfer(organizationId, id) {
       const row = get('SELECT * FROM transfers WHERE organization_id = ? AND id = ?', organizationId, id);
       return row && toTransfer(row);
     },
     async updateTransferStatus(organizationId, id, status) {
+      writing();
       const row = get('UPDATE transfers SET status = ? WHERE organization_id = ? AND id = ? RETURNING *', status, organizationId, id);
+      cache.touch();
+      cache.sums.delete(organizationId);
       return row && toTransfer(row);
     },
     async sumTransfers(organizationId, statuses) {
+      const which = statuses.join(',');
+      const cached = cache.sums.get(organizationId)?.get(which);
+      if (cached) return cached;
       const sums: Record<string, string> = {};
       if (statuses.length === 0) return sums;
       const statement = prepare(
@@ -441,7 +503,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       for (const row of statement.all(organizationId, ...statuses) as Row[]) {
         sums[row.currency as string] = formatCents(row.cents as bigint);
       }
-      return sums;
+      return cache.sum(organizationId, which, sums);
     },
     async countTransfers(organizationId) {
       const row =
@@ -453,6 +515,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // cards, checkout products, checkout sessions
     async insertResource(r) {
+      writing();
       run(
         'INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         r.id,
@@ -473,6 +536,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // idempotency
     async claimIdempotency(r) {
+      writing();
       // Transactions are serialized (and hold the write lock), so nobody can slip in between these two.
       const inserted = run(
         `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
@@ -493,6 +557,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return toIdempotency(row);
     },
     async updateIdempotency(organizationId, operationId, key, patch) {
+      writing();
       const result = run(
         'UPDATE idempotency SET state = ?, status = ?, body = ?, resolution = ? WHERE organization_id = ? AND operation_id = ? AND idem_key = ?',
         patch.state,
@@ -509,19 +574,22 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     // rate limits
     async hitRateLimit(bucket, windowStart) {
       if (!Number.isSafeInteger(windowStart)) throw new TypeError(`windowStart must be an integer (epoch ms), got ${windowStart}`);
+      writing();
       const row = get(
         `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
          ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
         bucket,
         windowStart,
       );
-      // Windows of this bucket older than a day are over whatever the window length: drop them.
-      run('DELETE FROM rate_limits WHERE bucket = ? AND window_start < ?', bucket, windowStart - 86_400_000);
-      return Number(row?.count);
+      const count = Number(row?.count);
+      // A new window for this bucket: its windows older than a day are over whatever the window length.
+      if (count === 1) run('DELETE FROM rate_limits WHERE bucket = ? AND window_start < ?', bucket, windowStart - 86_400_000);
+      return count;
     },
 
     // fault injection
     async insertFault(f) {
+      writing();
       run(
         `INSERT INTO faults (id, organization_id, operation_id, kind, remaining, commit_action, retry_after_seconds, resolution, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -535,8 +603,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         f.resolution,
         f.createdAt,
       );
+      cache.touch();
+      cache.faultsPending = undefined;
     },
     async takeFault(organizationId, operationId) {
+      // Nearly every request asks; nearly always there is nothing scheduled.
+      cache.faultsPending ??= get('SELECT EXISTS (SELECT 1 FROM faults WHERE remaining > 0) AS pending')?.pending === 1;
+      if (!cache.faultsPending) return undefined;
+      writing();
       const row = get(
         `UPDATE faults SET remaining = remaining - 1
          WHERE seq = (
@@ -548,19 +622,34 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         operationId,
         organizationId,
       );
+      if (row) {
+        cache.touch();
+        cache.faultsPending = undefined; // that may have been the last use
+      }
       return row && toFault(row);
     },
     async listFaults() {
       return all('SELECT * FROM faults ORDER BY created_at, seq').map(toFault);
     },
     async clearFaults() {
+      writing();
       run('DELETE FROM faults');
+      cache.touch();
+      cache.faultsPending = false;
     },
   };
 
   let closed = false;
+  /** The queue of logical transactions: each starts when the previous one has released its savepoint. */
   let tail: Promise<unknown> = Promise.resolve();
-  const context = new AsyncLocalStorage<{ open: boolean }>();
+  /** Logical transactions enqueued and not yet finished: the batch commits when none is left. */
+  let queued = 0;
+  let batch: Batch | undefined;
+  let commitScheduled = false;
+  /** PRAGMA data_version when the current batch began: it changes only when ANOTHER connection commits. */
+  let seenDataVersion: number | undefined;
+  const context = new AsyncLocalStorage<LogicalState>();
+  const guardedTx = guarded(tx, () => context.getStore()?.open === true);
 
   /** BEGIN IMMEDIATE, waiting (asynchronously, bounded) while another connection holds the write lock. */
   async function begin(): Promise<void> {
@@ -585,32 +674,94 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     }
   }
 
-  async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async function openBatch(): Promise<Batch> {
     await begin();
-    const state = { open: true };
-    let result: T;
-    try {
-      result = await context.run(state, () => fn(guarded(tx, () => state.open)));
-    } catch (err) {
-      state.open = false;
-      rollback();
-      throw err;
+    // Holding the write lock now: whatever another process committed before is visible, and nothing more
+    // can be committed by it until we COMMIT. If it committed anything since our last batch, forget the caches.
+    const version = Number((prepare('PRAGMA data_version').get() as Row).data_version);
+    if (version !== seenDataVersion) {
+      seenDataVersion = version;
+      cache.clear();
     }
-    state.open = false;
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    committed.catch(() => {}); // every member observes it; this only keeps an orphaned rejection quiet
+    batch = { members: 0, committed, resolve, reject };
+    return batch;
+  }
+
+  /** COMMITs the open batch and settles every logical transaction in it. Runs between logical transactions only. */
+  function commitBatch(): void {
+    const current = batch;
+    if (!current) return;
+    batch = undefined;
     try {
       db.exec('COMMIT');
     } catch (err) {
       rollback();
-      throw err;
+      cache.clear();
+      current.reject(err);
+      return;
     }
-    return result;
+    current.resolve();
   }
 
-  /** One at a time: the next transaction starts when the previous one has committed or rolled back. */
-  function enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const result = tail.then(work);
-    tail = result.catch(() => undefined);
-    return result;
+  /** Gives up a batch that SQLite itself rolled back (an I/O error, a full disk): none of it was stored. */
+  function abandonBatch(reason: unknown): void {
+    const current = batch;
+    batch = undefined;
+    cache.clear();
+    current?.reject(reason);
+  }
+
+  /** Commits at the end of this turn of the event loop, so requests whose I/O arrived together share one COMMIT. */
+  function scheduleCommit(): void {
+    if (commitScheduled || !batch) return;
+    commitScheduled = true;
+    setImmediate(() => {
+      commitScheduled = false;
+      tail = tail.then(commitBatch);
+    });
+  }
+
+  /** One logical transaction: a savepoint inside the batch, released when `fn` resolves, rolled back when it throws. */
+  async function runLogical<T>(fn: (tx: Transaction) => Promise<T>): Promise<{ value: T; batch: Batch }> {
+    if (batch && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
+    const member = batch ?? (await openBatch());
+    member.members++;
+    const state: LogicalState = { open: true, wroteCached: false, savepoint: false };
+    try {
+      const value = await context.run(state, () => {
+        cache.writer = current = state;
+        return fn(guardedTx);
+      });
+      if (state.savepoint) prepare('RELEASE logical').run();
+      return { value, batch: member };
+    } catch (err) {
+      if (db.isTransaction) {
+        if (state.savepoint) {
+          prepare('ROLLBACK TO logical').run();
+          prepare('RELEASE logical').run();
+        }
+        if (state.wroteCached) cache.clear();
+      } else {
+        abandonBatch(err);
+      }
+      throw err;
+    } finally {
+      state.open = false;
+      cache.writer = current = undefined;
+    }
+  }
+
+  function afterLogical(): void {
+    queued--;
+    if (batch && batch.members >= MAX_BATCH) commitBatch();
+    else if (queued === 0) scheduleCommit();
   }
 
   return {
@@ -618,7 +769,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     migrate() {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return enqueue(async () => {
+      const migrated = tail.then(async () => {
+        commitBatch();
         await begin();
         try {
           db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
@@ -634,7 +786,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
           throw err;
         }
         statements.clear();
+        cache.clear();
       });
+      tail = migrated.catch(() => undefined);
+      return migrated;
     },
 
     transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -643,12 +798,17 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (context.getStore()?.open) {
         return Promise.reject(new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`'));
       }
-      return enqueue(() => runTransaction(fn));
+      queued++;
+      const finished = tail.then(() => runLogical(fn));
+      tail = finished.then(afterLogical, afterLogical);
+      // Acknowledged only once durable: the caller hears of its result after the batch's COMMIT.
+      return finished.then(({ value, batch: member }) => member.committed.then(() => value));
     },
 
     async close() {
       if (closed) return;
       closed = true;
+      tail = tail.then(commitBatch);
       await tail;
       statements.clear();
       db.close();

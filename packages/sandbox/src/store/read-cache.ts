@@ -1,0 +1,62 @@
+// Hot reads of the embedded store, kept in memory: every request looks up its API key and organization,
+// checks for scheduled faults, and GET balance sums the organization's transfers. The SQLite store owns
+// the invalidation rules (see sqlite.ts), which keep this exact rather than eventually right:
+// - a write through the store drops the entries it affects, and marks the running logical transaction;
+//   if that transaction rolls back, everything is dropped (its own reads may have cached its writes);
+// - a batch whose COMMIT fails drops everything;
+// - another connection's commit (another sandbox process on the same file) changes PRAGMA data_version,
+//   checked when each batch takes the write lock: then everything is dropped.
+// Cached objects are frozen: a caller that tried to change one would change every later request's view.
+import type { ApiKeyRecord, Organization } from './types.ts';
+
+/** What the cache needs to know of the logical transaction that is running. */
+export interface CacheWriter {
+  wroteCached: boolean;
+}
+
+/** Bounds the key map: unknown keys are never cached, but there can be many revoked-then-forgotten ones. */
+const MAX_KEYS = 50_000;
+
+export class ReadCache {
+  readonly keysByHash = new Map<string, ApiKeyRecord>();
+  readonly organizations = new Map<string, Organization>();
+  /** organization → statuses joined by ',' → sums per currency. */
+  readonly sums = new Map<string, Map<string, Readonly<Record<string, string>>>>();
+  /** Whether any fault has uses left; undefined when not known. */
+  faultsPending: boolean | undefined;
+  /** The logical transaction that is running, if any. */
+  writer: CacheWriter | undefined;
+
+  /** A write is changing cached data: the running transaction must drop the caches if it rolls back. */
+  touch(): void {
+    if (this.writer) this.writer.wroteCached = true;
+  }
+
+  key(hash: string, record: ApiKeyRecord): ApiKeyRecord {
+    if (this.keysByHash.size >= MAX_KEYS) this.keysByHash.clear();
+    const frozen = Object.freeze(record);
+    this.keysByHash.set(hash, frozen);
+    return frozen;
+  }
+
+  organization(org: Organization): Organization {
+    const frozen = Object.freeze({ ...org, funding: Object.freeze({ ...org.funding }) });
+    this.organizations.set(org.id, frozen);
+    return frozen;
+  }
+
+  sum(organizationId: string, statuses: string, sums: Record<string, string>): Readonly<Record<string, string>> {
+    let perOrg = this.sums.get(organizationId);
+    if (!perOrg) this.sums.set(organizationId, (perOrg = new Map()));
+    const frozen = Object.freeze(sums);
+    perOrg.set(statuses, frozen);
+    return frozen;
+  }
+
+  clear(): void {
+    this.keysByHash.clear();
+    this.organizations.clear();
+    this.sums.clear();
+    this.faultsPending = undefined;
+  }
+}
