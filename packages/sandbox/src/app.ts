@@ -35,6 +35,9 @@ interface Request {
   log: LogLine;
 }
 
+/** How the one transaction of a request ended: refused, a fault to act out, or the operation's result. */
+type Outcome = { refused: Failure } | { fault: FaultRecord; request: Request } | { result: OperationResult };
+
 const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
 
 export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
@@ -104,58 +107,54 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       throw err;
     }
 
-    const org = await authenticateAndCount(req, op, line);
-    if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
-
-    const body = parseAndValidate(req, op, params, raw);
-    const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-    const request: Request = { requestId: line.requestId, op, params, org, body, idempotencyKey, log: line };
-
-    // Nearly always no fault is scheduled: then the operation runs in the same transaction as the check.
-    const outcome = await store.transaction(async (tx) => {
-      const fault = await tx.takeFault(org.id, op.operationId);
-      return fault ? { fault } : { result: await respondIn(tx, request) };
-    });
-    if ('result' in outcome) {
-      line.status = outcome.result.status;
-      sendJson(res, outcome.result.status, outcome.result.body);
-      return;
-    }
-    line.fault = outcome.fault.kind;
-    await execute(request, outcome.fault, res);
-  }
-
-  /**
-   * The key's organization, with this request counted against the key's rate limits, in one transaction.
-   * A refused request still counts (the hit is committed, then the 429 thrown).
-   */
-  async function authenticateAndCount(req: IncomingMessage, op: OperationContract, line: LogLine): Promise<Organization> {
     const presented = req.headers['x-api-key'];
     const key = Array.isArray(presented) ? undefined : presented;
     if (!wellFormed(key)) throw new Failure('invalid_api_key');
     const hash = hashApiKey(key);
     const t = now().getTime();
-    const found = await store.transaction(async (tx) => {
-      const record = await tx.findApiKeyByHash(hash);
-      if (!record || record.revokedAt) return undefined;
-      const org = await tx.getOrganization(record.organizationId);
-      if (!org) return undefined;
-      let retryAfter: number | undefined;
-      for (const { bucket, limit, windowSeconds } of rateLimits(record.id, op)) {
-        const windowMs = windowSeconds * 1000;
-        const windowStart = t - (t % windowMs);
-        if ((await tx.hitRateLimit(bucket, windowStart)) > limit) {
-          retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
-          break;
-        }
+
+    // One transaction from the key to the answer: one COMMIT to wait for. A refusal is returned rather than
+    // thrown, so that the rate-limit hit before it is committed; the operation's own writes are undone
+    // with it (tx.nested). Only a scheduled fault takes more transactions (execute).
+    const outcome = await store.transaction(async (tx): Promise<Outcome> => {
+      const found = await tx.findApiKeyByHash(hash);
+      const org = found && !found.revokedAt ? await tx.getOrganization(found.organizationId) : undefined;
+      if (!found || !org) return { refused: new Failure('invalid_api_key') };
+      line.organizationId = org.id;
+      line.keyId = found.id;
+      const retryAfter = await countRequest(tx, found.id, op, t);
+      if (retryAfter !== undefined) return { refused: new Failure('rate_limit_exceeded', undefined, { 'retry-after': String(retryAfter) }) };
+      try {
+        if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
+        const body = parseAndValidate(req, op, params, raw);
+        const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
+        const request: Request = { requestId: line.requestId, op, params, org, body, idempotencyKey, log: line };
+        const fault = await tx.takeFault(org.id, op.operationId);
+        if (fault) return { fault, request };
+        return { result: await tx.nested(() => respondIn(tx, request)) };
+      } catch (err) {
+        if (err instanceof Failure) return { refused: err };
+        throw err;
       }
-      return { org, keyId: record.id, retryAfter };
     });
-    if (!found) throw new Failure('invalid_api_key');
-    line.organizationId = found.org.id;
-    line.keyId = found.keyId;
-    if (found.retryAfter !== undefined) throw new Failure('rate_limit_exceeded', undefined, { 'retry-after': String(found.retryAfter) });
-    return found.org;
+    if ('refused' in outcome) throw outcome.refused;
+    if ('fault' in outcome) {
+      line.fault = outcome.fault.kind;
+      await execute(outcome.request, outcome.fault, res);
+      return;
+    }
+    line.status = outcome.result.status;
+    sendJson(res, outcome.result.status, outcome.result.body);
+  }
+
+  /** Counts the request against the key's rate limits; the seconds until the window resets when one is exceeded. */
+  async function countRequest(tx: Transaction, keyId: string, op: OperationContract, t: number): Promise<number | undefined> {
+    for (const { bucket, limit, windowSeconds } of rateLimits(keyId, op)) {
+      const windowMs = windowSeconds * 1000;
+      const windowStart = t - (t % windowMs);
+      if ((await tx.hitRateLimit(bucket, windowStart)) > limit) return Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
+    }
+    return undefined;
   }
 
   function rateLimits(keyId: string, op: OperationContract): { bucket: string; limit: number; windowSeconds: number }[] {

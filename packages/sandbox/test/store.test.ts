@@ -455,6 +455,40 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await store.transaction((tx) => tx.listOrganizations())).toHaveLength(1);
   });
 
+  it('nested: a throw undoes what the nested scope wrote (read back inside it, cached or not) and keeps the rest', async () => {
+    const failure = new Error('refused');
+    const outcome = await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_keep'));
+      expect(await tx.hitRateLimit('kept', 0)).toBe(1);
+      await tx.insertRecipient(recipient('rcp_kept', { organizationId: 'org_keep', nickname: 'Kept' }));
+      const refused = await tx
+        .nested(async () => {
+          await tx.updateOrganization('org_keep', { name: 'undone' });
+          await tx.insertRecipient(recipient('rcp_undone', { organizationId: 'org_keep', nickname: 'Undone' }));
+          await tx.insertTransfer(transfer('tr_undone', '5.00', { organizationId: 'org_keep', currency: 'USD', status: 'pending' }));
+          // Reads inside the scope see its writes (a store with a cache may keep them): they must go too.
+          expect((await tx.getOrganization('org_keep'))?.name).toBe('undone');
+          expect((await tx.getRecipient('org_keep', 'rcp_undone'))?.nickname).toBe('Undone');
+          expect(await tx.sumTransfers('org_keep', ['pending'])).toEqual({ USD: '5.00' });
+          throw failure;
+        })
+        .catch((err: unknown) => err);
+      expect(refused).toBe(failure);
+      // A nested scope that succeeds keeps its writes.
+      await tx.nested(async () => tx.insertTransfer(transfer('tr_kept', '2.00', { organizationId: 'org_keep', currency: 'USD', status: 'pending' })));
+      return 'committed';
+    });
+    expect(outcome).toBe('committed');
+    await store.transaction(async (tx) => {
+      expect((await tx.getOrganization('org_keep'))?.name).toBe('Org org_keep');
+      expect(await tx.getRecipient('org_keep', 'rcp_undone')).toBeUndefined();
+      expect((await tx.getRecipient('org_keep', 'rcp_kept'))?.nickname).toBe('Kept');
+      expect(await tx.getTransfer('org_keep', 'tr_undone')).toBeUndefined();
+      expect(await tx.sumTransfers('org_keep', ['pending'])).toEqual({ USD: '2.00' });
+      expect(await tx.hitRateLimit('kept', 0)).toBe(2);
+    });
+  });
+
   it('transactions: a tx used after its transaction ended, or a nested transaction, is refused', async () => {
     let leaked: Parameters<Parameters<Store['transaction']>[0]>[0] | undefined;
     await store.transaction(async (tx) => {

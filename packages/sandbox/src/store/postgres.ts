@@ -278,8 +278,25 @@ function guarded<T extends object>(impl: T, isOpen: () => boolean): T {
 function transactionOn(client: PoolClient): Transaction {
   const query = async (sql: string, values: unknown[] = []): Promise<Row[]> => (await client.query<QueryResultRow>(sql, values)).rows;
   const one = async (sql: string, values: unknown[] = []): Promise<Row | undefined> => (await query(sql, values))[0];
+  let depth = 0;
 
   const tx: Transaction = {
+    async nested(fn) {
+      const name = `nested_${++depth}`;
+      await query(`SAVEPOINT ${name}`);
+      try {
+        const value = await fn();
+        await query(`RELEASE SAVEPOINT ${name}`);
+        return value;
+      } catch (err) {
+        // After a failed ROLLBACK TO the connection is unusable anyway: COMMIT then reports it.
+        await query(`ROLLBACK TO SAVEPOINT ${name}`).then(() => query(`RELEASE SAVEPOINT ${name}`)).catch(() => undefined);
+        throw err;
+      } finally {
+        depth--;
+      }
+    },
+
     // organizations
     async insertOrganization(org) {
       await query(

@@ -1,5 +1,6 @@
 // Hot reads of the embedded store, kept in memory: every request looks up its API key and organization,
-// checks for scheduled faults, and GET balance sums the organization's transfers. The SQLite store owns
+// checks for scheduled faults, every transfer reads its recipient, and GET balance sums the organization's
+// transfers. The SQLite store owns
 // the invalidation rules (see sqlite.ts), which keep this exact rather than eventually right:
 // - a write through the store drops the entries it affects, and marks the running logical transaction;
 //   if that transaction rolls back, everything is dropped (its own reads may have cached its writes);
@@ -7,19 +8,21 @@
 // - another connection's commit (another sandbox process on the same file) changes PRAGMA data_version,
 //   checked when each batch takes the write lock: then everything is dropped.
 // Cached objects are frozen: a caller that tried to change one would change every later request's view.
-import type { ApiKeyRecord, Organization } from './types.ts';
+import type { ApiKeyRecord, Organization, RecipientRecord } from './types.ts';
 
 /** What the cache needs to know of the logical transaction that is running. */
 export interface CacheWriter {
   wroteCached: boolean;
 }
 
-/** Bounds the key map: unknown keys are never cached, but there can be many revoked-then-forgotten ones. */
+/** Bounds the key and recipient maps (unknown ones are never cached): past it they start over. */
 const MAX_KEYS = 50_000;
 
 export class ReadCache {
   readonly keysByHash = new Map<string, ApiKeyRecord>();
   readonly organizations = new Map<string, Organization>();
+  /** `${organizationId} ${recipientId}` → recipient. */
+  readonly recipients = new Map<string, RecipientRecord>();
   /** organization → statuses joined by ',' → sums per currency. */
   readonly sums = new Map<string, Map<string, Readonly<Record<string, string>>>>();
   /** Whether any fault has uses left; undefined when not known. */
@@ -45,6 +48,13 @@ export class ReadCache {
     return frozen;
   }
 
+  recipient(recipient: RecipientRecord): RecipientRecord {
+    if (this.recipients.size >= MAX_KEYS) this.recipients.clear();
+    const frozen = Object.freeze(recipient);
+    this.recipients.set(`${recipient.organizationId} ${recipient.id}`, frozen);
+    return frozen;
+  }
+
   sum(organizationId: string, statuses: string, sums: Record<string, string>): Readonly<Record<string, string>> {
     let perOrg = this.sums.get(organizationId);
     if (!perOrg) this.sums.set(organizationId, (perOrg = new Map()));
@@ -56,6 +66,7 @@ export class ReadCache {
   clear(): void {
     this.keysByHash.clear();
     this.organizations.clear();
+    this.recipients.clear();
     this.sums.clear();
     this.faultsPending = undefined;
   }

@@ -53,8 +53,11 @@ interface Batch {
 
 interface LogicalState extends CacheWriter {
   open: boolean;
-  /** Whether its savepoint is open: taken before its first write only, as a read has nothing to undo. */
-  savepoint: boolean;
+  /**
+   * Its savepoint, then one per `tx.nested` scope, innermost last. Each is taken only before the first
+   * write inside it: a read has nothing to undo.
+   */
+  savepoints: { name: string; open: boolean }[];
 }
 
 const MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -332,15 +335,43 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const cache = new ReadCache();
   /** The logical transaction that is running (they run one at a time). */
   let current: LogicalState | undefined;
-  /** Called by every method before it writes: the first write of a logical transaction opens its savepoint. */
+  /** Called by every method before it writes: opens the savepoints not yet taken, outermost first. */
   const writing = () => {
-    if (current && !current.savepoint) {
-      prepare('SAVEPOINT logical').run();
-      current.savepoint = true;
+    if (!current) return;
+    for (const savepoint of current.savepoints) {
+      if (savepoint.open) continue;
+      prepare(`SAVEPOINT ${savepoint.name}`).run();
+      savepoint.open = true;
     }
+  };
+  /** Undoes a savepoint's writes (when it was taken) and ends it. */
+  const undo = (savepoint: { name: string; open: boolean }) => {
+    if (!savepoint.open) return;
+    prepare(`ROLLBACK TO ${savepoint.name}`).run();
+    prepare(`RELEASE ${savepoint.name}`).run();
   };
 
   const tx: Transaction = {
+    async nested(fn) {
+      const state = current;
+      if (!state) throw new Error('tx.nested() outside a transaction');
+      const savepoint = { name: `nested_${state.savepoints.length}`, open: false };
+      state.savepoints.push(savepoint);
+      try {
+        const value = await fn();
+        if (savepoint.open) prepare(`RELEASE ${savepoint.name}`).run();
+        return value;
+      } catch (err) {
+        if (db.isTransaction) {
+          undo(savepoint);
+          if (state.wroteCached) cache.clear();
+        }
+        throw err;
+      } finally {
+        state.savepoints.pop();
+      }
+    },
+
     // organizations
     async insertOrganization(org) {
       writing();
@@ -434,10 +465,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         r.idempotencyKey,
         r.createdAt,
       );
+      cache.touch(); // a read of it later in this transaction caches it: a rollback must drop that
     },
     async getRecipient(organizationId, id) {
+      const cached = cache.recipients.get(`${organizationId} ${id}`);
+      if (cached) return cached;
       const row = get('SELECT * FROM recipients WHERE organization_id = ? AND id = ?', organizationId, id);
-      return row && toRecipient(row);
+      return row && cache.recipient(toRecipient(row));
     },
     async findActiveRecipientByNickname(organizationId, nickname) {
       const row = get(
@@ -454,7 +488,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async updateRecipient(organizationId, id, patch) {
       writing();
       const set = setClause(patch, RECIPIENT_PATCH);
-      if (set.sql) run(`UPDATE recipients SET ${set.sql} WHERE organization_id = ? AND id = ?`, ...set.values, organizationId, id);
+      if (set.sql) {
+        run(`UPDATE recipients SET ${set.sql} WHERE organization_id = ? AND id = ?`, ...set.values, organizationId, id);
+        cache.touch();
+        cache.recipients.delete(`${organizationId} ${id}`);
+      }
       return tx.getRecipient(organizationId, id);
     },
 
@@ -733,20 +771,17 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (batch && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
     const member = batch ?? (await openBatch());
     member.members++;
-    const state: LogicalState = { open: true, wroteCached: false, savepoint: false };
+    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false }] };
     try {
       const value = await context.run(state, () => {
         cache.writer = current = state;
         return fn(guardedTx);
       });
-      if (state.savepoint) prepare('RELEASE logical').run();
+      if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
       return { value, batch: member };
     } catch (err) {
       if (db.isTransaction) {
-        if (state.savepoint) {
-          prepare('ROLLBACK TO logical').run();
-          prepare('RELEASE logical').run();
-        }
+        undo(state.savepoints[0]!);
         if (state.wroteCached) cache.clear();
       } else {
         abandonBatch(err);

@@ -172,6 +172,12 @@ export interface Transaction {
   takeFault(organizationId: string, operationId: string): Promise<FaultRecord | undefined>;
   listFaults(): Promise<FaultRecord[]>;
   clearFaults(): Promise<void>;
+
+  /**
+   * Runs `fn` so that what it writes is undone when it throws while the rest of the transaction stays (a
+   * savepoint): a request's rate-limit hit is kept when its operation is refused.
+   */
+  nested<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface Store {
