@@ -9,6 +9,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const HELP = `Contract tests of a Payments API server against the bundled OpenAPI spec.
 
 Usage:
+  payments-contract-kit --base-url URL --api-key KEY [options]   (pnpm exec payments-contract-kit …)
   node packages/contract-kit/src/cli.ts --base-url URL --api-key KEY [options]
 
 Checks every response (documented status, content type, body schema, headers; x-assumed mismatches are
@@ -31,6 +32,9 @@ Options:
   --junit FILE          write a JUnit XML report (one testcase per check)
   --timeout-ms N        per-request timeout (default ${DEFAULT_TIMEOUT_MS})
   --target T            auto (default: Prism is detected by Prefer: code=…), prism or server
+  --strict-503          an inconclusive answer is a failure: a documented 503 (or the edge's 502/504),
+                        where the kit cannot tell a transient outage from a server bug. Without it they are
+                        warnings, counted per operation in the "inconclusive" column. Use it in CI
   -h, --help            this help
 
 Exit code: 0 no failures, 1 failures, 2 usage error. A summary goes to stdout, progress to stderr.
@@ -62,6 +66,7 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
         junit: { type: 'string' },
         'timeout-ms': { type: 'string' },
         target: { type: 'string' },
+        'strict-503': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -101,6 +106,7 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
       operations,
       timeoutMs: integer('--timeout-ms', str('timeout-ms'), 100, 600_000, DEFAULT_TIMEOUT_MS),
       target,
+      strict503: values['strict-503'] === true,
       json: str('json'),
       junit: str('junit'),
     },

@@ -1,4 +1,5 @@
 // Building a CheckResult: findings collected per exchange, warnings deduplicated, status derived.
+import { INCONCLUSIVE } from './checks/expectations.ts';
 import type { CheckResult, Finding } from './types.ts';
 
 export class CheckRecorder {
@@ -58,6 +59,7 @@ export class CheckRecorder {
       durationMs: Math.round(performance.now() - this.#started),
       failures: this.failures,
       warnings: [...this.#warnings.values()],
+      inconclusive: [...this.#warnings.values()].filter((w) => w.rule === INCONCLUSIVE).reduce((n, w) => n + w.count, 0),
       ...(this.counterexample ? { counterexample: this.counterexample } : {}),
     };
   }

@@ -71,11 +71,11 @@ function describeError(err: unknown, timeoutMs: number): string {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** A curl command for the request; any header value containing the API key shows `$API_KEY` instead. */
-export function toCurl(baseUrl: string, request: HttpRequest, apiKey: string): string {
+/** A curl command for the request; any header value containing the API key shows `$API_KEY` (or `$<placeholder>`) instead. */
+export function toCurl(baseUrl: string, request: HttpRequest, apiKey: string, placeholder = 'API_KEY'): string {
   const parts = ['curl -sS -i', '-X', request.method];
   for (const [name, value] of Object.entries(request.headers)) {
-    if (apiKey && value.includes(apiKey)) parts.push('-H', `"${name}: ${value.split(apiKey).map(escapeDouble).join('$API_KEY')}"`);
+    if (apiKey && value.includes(apiKey)) parts.push('-H', `"${name}: ${value.split(apiKey).map(escapeDouble).join(`$${placeholder}`)}"`);
     else parts.push('-H', shellQuote(`${name}: ${value}`));
   }
   if (request.body !== undefined) parts.push('--data-raw', shellQuote(request.body));

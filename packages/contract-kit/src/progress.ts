@@ -23,11 +23,12 @@ export function stderrProgress(stream: Stream = process.stderr, intervalMs = 5_0
   let requests = 0;
   let failed = 0;
   let warnings = 0;
+  let inconclusive = 0;
   let current = '';
   let lastDraw = 0;
   let timer: NodeJS.Timeout | undefined;
   const tty = stream.isTTY === true;
-  const line = () => `[${String(done).padStart(String(total).length)}/${total}] ${requests} requests, ${failed} failed, ${warnings} warnings  ${current}`;
+  const line = () => `[${String(done).padStart(String(total).length)}/${total}] ${requests} requests, ${failed} failed, ${warnings} warnings, ${inconclusive} inconclusive  ${current}`;
   const draw = (force = false) => {
     if (!tty) return;
     const now = Date.now();
@@ -58,6 +59,7 @@ export function stderrProgress(stream: Stream = process.stderr, intervalMs = 5_0
       done++;
       if (result.status === 'failed') failed++;
       warnings += result.warnings.length;
+      inconclusive += result.inconclusive;
       draw(true);
     },
     end() {

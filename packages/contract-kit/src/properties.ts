@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { resolvePointer } from '@payments/spec';
 import { CheckRecorder } from './check-result.ts';
 import { checkResponse, snippet } from './checks/response.ts';
-import { expectAccepted, expectRejected } from './checks/expectations.ts';
+import { expectAccepted, expectRejected, INCONCLUSIVE } from './checks/expectations.ts';
 import { curlOf, exchange, type KitContext } from './context.ts';
 import { invalidPlans, materialize, validPlans, type RequestPlan } from './generate.ts';
 import type { Exchange } from './http.ts';
@@ -65,7 +65,8 @@ async function runProperty(
       plan.kind === 'invalid' ? { ...f, message: `[${plan.description}] ${f.message}` } : f,
     );
     const failures = findings.filter((f) => f.severity === 'failure');
-    for (const w of findings.filter((f) => f.severity === 'warning')) check.warn(w);
+    // An inconclusive answer keeps its reproduction: --strict-503 turns it into a failure.
+    for (const w of findings.filter((f) => f.severity === 'warning')) check.warn(w.rule === INCONCLUSIVE ? { ...w, curl: curlOf(ctx, ex.request) } : w);
     if (failures.length > 0) throw new PropertyFailure(failures, ex);
   });
   const details = await fc.check(property, {

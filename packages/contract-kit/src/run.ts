@@ -1,8 +1,10 @@
 // One contract run: detect the target, then per operation the generated-request properties, the auth probes
 // and the stateful probes, in a fixed order (so --seed replays the same run). Returns the report; writing it
-// and the exit code are the CLI's business.
+// and the exit code are the CLI's business. Under --strict-503 every inconclusive answer (a documented 503 or
+// the edge's 502/504) becomes a failure of its check.
 import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { CheckRecorder } from './check-result.ts';
+import { INCONCLUSIVE } from './checks/expectations.ts';
 import { createContext, type KitContext } from './context.ts';
 import type { Transport } from './http.ts';
 import { mutationKinds } from './mutate.ts';
@@ -45,6 +47,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     target,
     seed: options.seed,
     runs: options.runs,
+    strict503: options.strict503 === true,
     operations: selected.map((op) => op.operationId),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
@@ -54,6 +57,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
       failed: checks.filter((c) => c.status === 'failed').length,
       skipped: checks.filter((c) => c.status === 'skipped').length,
       warnings: checks.reduce((n, c) => n + c.warnings.length, 0),
+      inconclusive: checks.reduce((n, c) => n + c.inconclusive, 0),
       requests: checks.reduce((n, c) => n + c.requests, 0),
     },
     checks,
@@ -84,7 +88,8 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   try {
     for (const task of tasks) {
       progress.checkStart(task.name);
-      const result = await task.run();
+      const found = await task.run();
+      const result = found && options.strict503 ? strictInconclusive(found) : found;
       if (result) {
         checks.push(result);
         progress.checkEnd(result);
@@ -94,6 +99,25 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     progress.end();
   }
   return report(checks, target);
+}
+
+/** --strict-503: the check's inconclusive warnings become failures (the count stays as it was). */
+export function strictInconclusive(result: CheckResult): CheckResult {
+  const moved = result.warnings.filter((w) => w.rule === INCONCLUSIVE);
+  if (moved.length === 0) return result;
+  return {
+    ...result,
+    status: 'failed',
+    failures: [
+      ...result.failures,
+      ...moved.map(({ count, ...w }) => ({
+        ...w,
+        severity: 'failure' as const,
+        message: `${w.message}${count > 1 ? ` (x${count})` : ''}; a failure under --strict-503`,
+      })),
+    ],
+    warnings: result.warnings.filter((w) => w.rule !== INCONCLUSIVE),
+  };
 }
 
 function selectOperations(all: OperationModel[], wanted: string[]): OperationModel[] {

@@ -57,7 +57,21 @@ export interface ParamModel {
 export interface HeaderModel {
   name: string;
   required: boolean;
+  /** Error codes the header always comes with, read from its description ("Always sent with `code`"): the
+   *  document cannot mark a header required for one code of a response only, so it says so in words. */
+  requiredWithCodes: string[];
   schemaPointer: string | undefined;
+  assumedReason: string | undefined;
+}
+
+/** An error code a request-body schema node carries (`x-error-code`): the code of a violation of that node. */
+export interface SchemaCode {
+  code: string;
+  /** Every node of the body schema that carries the code. */
+  pointers: string[];
+  /** The x-assumed-reason of a carrier node, if any: then the schema is only the spec's guess at the server's
+   *  rule (e.g. the wallet address, whose EIP-55 checksum no pattern can carry), so a schema-valid value can
+   *  still legitimately get the code. */
   assumedReason: string | undefined;
 }
 
@@ -87,6 +101,11 @@ export interface OperationModel {
   requestExamples: Json[];
   /** Error codes the document gives this operation, per status. */
   codes: Map<number, Set<string>>;
+  /** Codes set by `x-error-code` on nodes of the request body's schema, by code. */
+  schemaCodes: Map<string, SchemaCode>;
+  /** The codes the spec gives ONLY to a schema violation it expresses fully (no carrier is x-assumed): a
+   *  schema-valid request must never get one of them. */
+  schemaOnlyCodes: Set<string>;
 }
 
 export interface ApiModel {
@@ -119,6 +138,8 @@ export function loadApi(doc: OpenApiDocument = loadSpec()): ApiModel {
       codes.set(entry.status, (codes.get(entry.status) ?? new Set()).add(entry.code));
     }
     const security = Array.isArray(operation.security) ? operation.security : doc.security;
+    const body = bodyModel(doc, operation.requestBody, `${pointer}/requestBody`);
+    const schemaCodes = body ? schemaErrorCodes(doc, body.schemaPointer) : new Map<string, SchemaCode>();
     const model: OperationModel = {
       operationId,
       method: method.toUpperCase(),
@@ -126,11 +147,13 @@ export function loadApi(doc: OpenApiDocument = loadSpec()): ApiModel {
       pointer,
       pathParams: params.filter((p) => p.in === 'path'),
       idempotencyKey: params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
-      body: bodyModel(doc, operation.requestBody, `${pointer}/requestBody`),
+      body,
       responses: responseModels(doc, operation.responses, `${pointer}/responses`),
       secured: Array.isArray(security) && security.length > 0,
       requestExamples: requestExamples(doc, operation.requestBody, `${pointer}/requestBody`),
       codes,
+      schemaCodes,
+      schemaOnlyCodes: new Set([...schemaCodes.values()].filter((c) => !c.assumedReason && c.code !== VALIDATION_CODE).map((c) => c.code)),
     };
     return model;
   });
@@ -206,6 +229,7 @@ function responseModels(doc: OpenApiDocument, value: Json | undefined, pointer: 
             {
               name,
               required: header.node.required === true,
+              requiredWithCodes: alwaysSentWith(header.node.description),
               schemaPointer: schema ? `${header.pointer}/schema` : undefined,
               assumedReason: header.assumedReason ?? schema?.assumedReason,
             },
@@ -214,6 +238,52 @@ function responseModels(doc: OpenApiDocument, value: Json | undefined, pointer: 
       : [];
     return [{ status, pointer: response.pointer, content, headers, edge: response.node['x-origin'] === 'edge', assumedReason: response.assumedReason }];
   });
+}
+
+const ALWAYS_SENT_WITH = /\balways sent with\s+((?:`[\w.-]+`(?:\s*(?:,|\band\b|\bor\b)\s*)?)+)/i;
+
+/** The codes in a header description's "Always sent with `a` (and `b`)". */
+export function alwaysSentWith(description: Json | undefined): string[] {
+  if (typeof description !== 'string') return [];
+  const match = ALWAYS_SENT_WITH.exec(description);
+  return match ? [...match[1]!.matchAll(/`([\w.-]+)`/g)].map((m) => m[1]!) : [];
+}
+
+/** The generic validation code (the catalog's code for "the request does not match the contract"). */
+export const VALIDATION_CODE = 'invalid_request';
+
+/**
+ * Every `x-error-code` in the schema at `pointer` (through $ref, allOf/oneOf/anyOf, properties, items,
+ * additionalProperties and not), with the nodes that carry it and whether one of them is x-assumed.
+ */
+export function schemaErrorCodes(doc: OpenApiDocument, pointer: string): Map<string, SchemaCode> {
+  const found = new Map<string, SchemaCode>();
+  const seen = new Set<string>();
+  const visit = (value: Json | undefined, at: string) => {
+    const loc = locate(doc, value, at);
+    if (!loc || seen.has(loc.pointer)) return;
+    seen.add(loc.pointer);
+    const { node } = loc;
+    const code = node['x-error-code'];
+    if (typeof code === 'string') {
+      const entry = found.get(code) ?? { code, pointers: [], assumedReason: undefined };
+      entry.pointers.push(loc.pointer);
+      entry.assumedReason ??= assumedReasonOf(node);
+      found.set(code, entry);
+    }
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+      const list = node[key];
+      if (Array.isArray(list)) list.forEach((branch, i) => visit(branch, `${loc.pointer}/${key}/${i}`));
+    }
+    if (isObject(node.properties)) {
+      for (const [name, prop] of Object.entries(node.properties)) visit(prop, `${loc.pointer}/properties/${escapePointer(name)}`);
+    }
+    for (const key of ['items', 'additionalProperties', 'not'] as const) {
+      if (isObject(node[key])) visit(node[key], `${loc.pointer}/${key}`);
+    }
+  };
+  visit({ $ref: pointer }, pointer);
+  return found;
 }
 
 function apiKeyHeader(doc: OpenApiDocument): string {

@@ -7,7 +7,8 @@ export interface Finding {
   severity: Severity;
   /** What kind of rule: `status`, `content-type`, `body-schema`, `edge-body`, `header`, `valid-rejected`,
    *  `invalid-accepted`, `invalid-error-body`, `server-error`, `auth`, `replay`, `conflict`, `no-response`,
-   *  `skipped`, `inconclusive`, `prism`, `error-code`, `generator`. */
+   *  `skipped`, `inconclusive` (a documented 503 or the edge's 502/504: the outcome was not checked; a failure
+   *  under --strict-503), `rate-limited` (a 429), `prism`, `error-code`, `generator`, `kit-error`. */
   rule: string;
   message: string;
   /** The x-assumed-reason when the finding is a warning because the spec only assumed the thing. */
@@ -33,6 +34,9 @@ export interface CheckResult {
   failures: Finding[];
   /** Warnings, deduplicated (`count` = how many exchanges raised the same warning). */
   warnings: (Finding & { count: number })[];
+  /** How many answers were inconclusive: a documented 503 (or the edge's 502/504) where the kit cannot tell a
+   *  transient outage from a server bug. Warnings, or failures under --strict-503; counted either way. */
+  inconclusive: number;
   /** For a failed property: the shrunk counterexample as curl, and what fast-check did. */
   counterexample?: { curl: string; status: number | null; body: string; numRuns: number; numShrinks: number };
 }
@@ -50,6 +54,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** `auto` detects Prism's stateless mock (it honours `Prefer: code=`). */
   target: 'auto' | 'prism' | 'server';
+  /** Inconclusive answers (documented 503s, the edge's 502/504) are failures, not warnings. */
+  strict503?: boolean;
 }
 
 export interface Report {
@@ -58,10 +64,12 @@ export interface Report {
   target: 'prism' | 'server';
   seed: number;
   runs: number;
+  /** Whether inconclusive answers were failures (--strict-503). */
+  strict503: boolean;
   operations: string[];
   startedAt: string;
   durationMs: number;
-  totals: { checks: number; passed: number; failed: number; skipped: number; warnings: number; requests: number };
+  totals: { checks: number; passed: number; failed: number; skipped: number; warnings: number; inconclusive: number; requests: number };
   checks: CheckResult[];
   notes: string[];
 }

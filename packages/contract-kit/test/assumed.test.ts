@@ -35,11 +35,18 @@ describe('response bodies', () => {
   });
 
   it('the same kind of mismatch on a documented field is a failure', () => {
-    // `id` is named by the provider: a number there is the server's fault.
-    const findings = checkResponse(ctx, op('createTransfer'), response(201, { id: 42, status: 'pending' }));
+    // `id` is named by the provider (only its format is assumed): a transfer without one is the server's fault.
+    const findings = checkResponse(ctx, op('createTransfer'), response(201, { status: 'pending' }));
     expect(findings.map((f) => [f.severity, f.rule])).toEqual([['failure', 'body-schema']]);
-    expect(findings[0]!.message).toMatch(/\/id must be string/);
+    expect(findings[0]!.message).toMatch(/must have required property 'id'/);
     expect(findings[0]!.assumedReason).toBeUndefined();
+  });
+
+  it('a documented field in an assumed format (a numeric transfer id) is a warning with the format’s reason', () => {
+    const findings = checkResponse(ctx, op('createTransfer'), response(201, { id: 42, status: 'pending' }));
+    expect(findings.map((f) => [f.severity, f.rule])).toEqual([['warning', 'body-schema']]);
+    expect(findings[0]!.message).toMatch(/\/id must be string/);
+    expect(findings[0]!.assumedReason).toBe(reasonOf('#/components/schemas/ResourceId'));
   });
 
   it('an assumed shape (the balance body) is a warning; an assumed bound (an error code over 100 chars) too', () => {

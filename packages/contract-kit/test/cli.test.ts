@@ -24,8 +24,8 @@ describe('usage', () => {
   it('--help prints the usage and exits 0', async () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/Usage:\n {2}node packages\/contract-kit\/src\/cli\.ts --base-url URL --api-key KEY/);
-    for (const flag of ['--admin-token', '--seed', '--runs', '--json', '--junit', '--operations']) expect(stdout).toContain(flag);
+    expect(stdout).toMatch(/Usage:\n {2}payments-contract-kit --base-url URL --api-key KEY \[options\].*\n {2}node packages\/contract-kit\/src\/cli\.ts --base-url URL --api-key KEY/);
+    for (const flag of ['--admin-token', '--seed', '--runs', '--json', '--junit', '--operations', '--strict-503']) expect(stdout).toContain(flag);
   });
 
   it.each([
@@ -63,8 +63,8 @@ describe('runs', () => {
     const junit = join(dir, 'out', 'report.xml');
     const { code, stdout, stderr } = await cli(['--base-url', broken.url, '--seed', '5', '--runs', '5', '--json', json, '--junit', junit], { PAYMENTS_API_KEY: broken.apiKey });
     expect(code, stderr).toBe(1);
-    expect(stdout).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings$/m);
-    expect(stdout).toMatch(/^createTransfer\s+\d+\s+\d+\s+1\s+0\s+\d+$/m);
+    expect(stdout).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings\s+inconclusive$/m);
+    expect(stdout).toMatch(/^createTransfer\s+\d+\s+\d+\s+2\s+0\s+\d+\s+0$/m);
     expect(stdout).toMatch(/^FAILED: \d+ checks/m);
     expect(stdout).toContain('seed 5 (replay this run with --seed 5)');
     expect(stdout).not.toContain(broken.apiKey);
@@ -75,6 +75,10 @@ describe('runs', () => {
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.seed).toBe(5);
     expect(report.totals.failed).toBeGreaterThanOrEqual(7);
+    // The edge's JSON 502 on getBankingBalance is inconclusive too (besides its edge-body failure): counted.
+    expect(report.totals.inconclusive).toBe(report.checks.reduce((n, c) => n + c.inconclusive, 0));
+    expect(report.checks.find((c) => c.id === 'getBankingBalance/valid')?.inconclusive).toBeGreaterThan(0);
+    expect(report.strict503).toBe(false);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.checks.length);
@@ -102,6 +106,23 @@ describe('runs', () => {
     expect(stdout).toMatch(/^PASSED: /m);
     expect(stdout).toMatch(/^createTransfer /m);
     expect(stdout).not.toMatch(/^issueCard /m);
+  });
+
+  it('a server answering 503 to everything: exit 0 with the inconclusive answers shown; exit 1 under --strict-503', async () => {
+    const down = await startBrokenServer({ violations: { getBankingBalance: ['unavailable'] } });
+    try {
+      const args = ['--base-url', down.url, '--api-key', down.apiKey, '--runs', '3', '--operations', 'getBankingBalance', '--seed', '3'];
+      const lenient = await cli(args);
+      expect(lenient.code, lenient.stdout).toBe(0);
+      expect(lenient.stdout).toMatch(/^getBankingBalance\s+\d+\s+\d+\s+0\s+\d+\s+\d+\s+[1-9]\d*$/m);
+      expect(lenient.stdout).toMatch(/^INCONCLUSIVE: \d+ answers were a documented 503/m);
+      const strict = await cli([...args, '--strict-503']);
+      expect(strict.code, strict.stdout).toBe(1);
+      expect(strict.stdout).toMatch(/\[inconclusive\] GET \/v1\/banking\/balance → 503: a documented 503 \(temporarily_unavailable\)/);
+      expect(strict.stdout).toMatch(/^FAILED: .* inconclusive \(--strict-503\)/m);
+    } finally {
+      await down.close();
+    }
   });
 
   it('an unreachable server is a failed run (exit 1), not a hang', async () => {

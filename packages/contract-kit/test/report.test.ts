@@ -13,6 +13,7 @@ const checkOf = (over: Partial<CheckResult> & Pick<CheckResult, 'id' | 'operatio
   durationMs: 12,
   failures: [],
   warnings: [],
+  inconclusive: 0,
   ...over,
 });
 
@@ -22,13 +23,21 @@ const report: Report = {
   target: 'server',
   seed: 42,
   runs: 5,
+  strict503: false,
   operations: ['createTransfer', 'getTransfer'],
   startedAt: '2026-01-01T00:00:00.000Z',
   durationMs: 1234,
-  totals: { checks: 3, passed: 1, failed: 1, skipped: 1, warnings: 2, requests: 12 },
+  totals: { checks: 3, passed: 1, failed: 1, skipped: 1, warnings: 3, inconclusive: 4, requests: 12 },
   notes: ['target: a server'],
   checks: [
-    checkOf({ id: 'createTransfer/valid', operationId: 'createTransfer', status: 'passed', requests: 10 }),
+    checkOf({
+      id: 'createTransfer/valid',
+      operationId: 'createTransfer',
+      status: 'passed',
+      requests: 10,
+      inconclusive: 4,
+      warnings: [{ severity: 'warning', rule: 'inconclusive', message: 'POST /v1/banking/transfers → 503: a documented 503 (temporarily_unavailable)', count: 4 }],
+    }),
     checkOf({
       id: 'createTransfer/idempotency-conflict',
       operationId: 'createTransfer',
@@ -47,11 +56,20 @@ const report: Report = {
 
 describe('summary', () => {
   const text = renderSummary(report);
-  it('has a table per operation with a total', () => {
-    expect(text).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings$/m);
-    expect(text).toMatch(/^createTransfer\s+11\s+1\s+1\s+0\s+0$/m);
-    expect(text).toMatch(/^getTransfer\s+1\s+0\s+0\s+1\s+2$/m);
-    expect(text).toMatch(/^TOTAL\s+12\s+1\s+1\s+1\s+2$/m);
+  it('has a table per operation with a total, inconclusive answers counted', () => {
+    expect(text).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings\s+inconclusive$/m);
+    expect(text).toMatch(/^createTransfer\s+11\s+1\s+1\s+0\s+1\s+4$/m);
+    expect(text).toMatch(/^getTransfer\s+1\s+0\s+0\s+1\s+2\s+0$/m);
+    expect(text).toMatch(/^TOTAL\s+12\s+1\s+1\s+1\s+3\s+4$/m);
+  });
+  it('makes inconclusive answers visible, and says how to gate on them', () => {
+    expect(text).toContain("INCONCLUSIVE: 4 answers were a documented 503 or the edge's 502/504");
+    expect(text).toContain('gate with --strict-503');
+    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped, 3 warnings, 4 inconclusive, 12 requests$/m);
+    const strict = renderSummary({ ...report, strict503: true });
+    expect(strict).toContain('--strict-503: each is a failure of its check');
+    expect(strict).toMatch(/4 inconclusive \(--strict-503\)/);
+    expect(renderSummary({ ...report, checks: report.checks.map((c) => ({ ...c, inconclusive: 0 })) })).not.toContain('INCONCLUSIVE');
   });
   it('lists failures with their curl, warnings with their x-assumed reason, and the seed', () => {
     expect(text).toContain('[conflict] got 201 <not> 409');
@@ -69,6 +87,12 @@ describe('JUnit XML', () => {
     expect((xml.match(/<testcase /g) ?? []).length).toBe(3);
     expect((xml.match(/<testsuite /g) ?? []).length).toBe(2);
     expect(xml).toContain('<testsuites name="@payments/contract-kit" tests="3" failures="1" skipped="1"');
+  });
+  it('counts inconclusive answers per suite (operation) and per testcase', () => {
+    expect(xml).toContain('<property name="strict503" value="false"/><property name="inconclusive" value="4"/></properties>');
+    expect(xml).toMatch(/<testsuite name="createTransfer"[^>]*>\n {4}<properties>.*<property name="inconclusive" value="4"\/><\/properties>/);
+    expect(xml).toMatch(/<testsuite name="getTransfer"[^>]*>\n {4}<properties>.*<property name="inconclusive" value="0"\/><\/properties>/);
+    expect(xml).toMatch(/name="createTransfer\/valid" time="[\d.]+">\n {6}<properties><property name="inconclusive" value="4"\/><\/properties>/);
   });
   it('escapes markup and drops characters XML cannot carry', () => {
     expect(xml).toContain('name="conflict &lt;&amp;&gt; &quot;quoted&quot;"');
@@ -98,6 +122,6 @@ describe('progress', () => {
   it('prints plain lines otherwise', () => {
     const out = drive(false);
     expect(out).not.toContain('\r');
-    expect(out).toBe('contract-kit: 2 checks\ncontract-kit: done, [1/2] 1 requests, 0 failed, 0 warnings  createTransfer › valid requests\n');
+    expect(out).toBe('contract-kit: 2 checks\ncontract-kit: done, [1/2] 1 requests, 0 failed, 1 warnings, 4 inconclusive  createTransfer › valid requests\n');
   });
 });

@@ -2,6 +2,12 @@
 import { run } from '../src/run.ts';
 import type { CheckResult, Finding, Report, RunOptions } from '../src/types.ts';
 
+/**
+ * How a server run is gated (the sandbox test): an inconclusive answer (a documented 503, the edge's 502/504)
+ * is a failure, so a server answering 503 to everything cannot pass (test/broken.test.ts shows it failing).
+ */
+export const SERVER_GATE = { strict503: true } as const satisfies Partial<RunOptions>;
+
 export async function runKit(options: Partial<RunOptions> & Pick<RunOptions, 'baseUrl' | 'apiKey'>): Promise<Report> {
   return run({ seed: 7, runs: 5, operations: [], timeoutMs: 10_000, target: 'auto', ...options });
 }

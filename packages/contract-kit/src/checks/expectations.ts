@@ -1,27 +1,39 @@
 // What a generated request must get back, beyond a conforming response: a VALID request is not rejected as
-// invalid (400 invalid_request, or Prism's own 4xx rejection) and gets no undocumented 5xx; a MUTATED request
-// gets a 4xx with the shared error body. 429 and the documented 503/502/504 say nothing either way
-// (inconclusive, reported as warnings).
+// invalid (400 invalid_request, a code the spec gives only to a schema violation, or Prism's own 4xx
+// rejection) and gets no undocumented 5xx; a MUTATED request gets a 4xx with the shared error body.
+// A documented 503 (or the edge's 502/504) says nothing either way: the kit cannot tell a transient outage from
+// a server bug, so it is `inconclusive` (a warning, counted per operation; --strict-503 makes it a failure).
+// A 429 is `rate-limited` (a warning): the rate limit is told apart by its status.
 import { isObject } from '@payments/spec';
 import type { KitContext } from '../context.ts';
 import { contentTypeOf, essence, parseJson, type Exchange, type HttpResponse } from '../http.ts';
-import { documentedResponse, isJsonMedia, type OperationModel } from '../spec-model.ts';
+import { documentedResponse, isJsonMedia, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
-import { formatErrors, isPrismProblem, label, snippet } from './response.ts';
+import { errorCodeOf, formatErrors, isPrismProblem, label, snippet } from './response.ts';
 
-/** The generic validation code (the catalog's code for "the request does not match the contract"). */
-export const VALIDATION_CODE = 'invalid_request';
+export { VALIDATION_CODE };
+
+/** The rule of a documented temporary 5xx answer: the request's outcome was not checked. */
+export const INCONCLUSIVE = 'inconclusive';
+/** The rule of a 429 answer: the request's outcome was not checked either, but the cause is known. */
+export const RATE_LIMITED = 'rate-limited';
 
 export function noResponse(ex: Exchange, op: OperationModel): Finding {
   return { severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error ?? 'unknown error'})` };
 }
 
-/** 429 / documented 503 / edge 502/504: the server could not answer the question the request asked. */
-function inconclusive(op: OperationModel, response: HttpResponse): Finding | undefined {
+/**
+ * 429, a documented 503 or the edge's documented 502/504: the server did not answer the question the request
+ * asked. `what` says what was not established (default: the request's outcome).
+ */
+export function inconclusive(op: OperationModel, response: HttpResponse, what = "the request's outcome was not checked"): Finding | undefined {
+  const at = label(op, response);
+  if (response.status === 429) return { severity: 'warning', rule: RATE_LIMITED, message: `${at}: rate limited; ${what}` };
   const documented = documentedResponse(op, response.status);
-  if (response.status === 429) return { severity: 'warning', rule: 'inconclusive', message: `${label(op, response)}: rate limited; the request's outcome was not checked` };
   if (response.status >= 500 && documented && (response.status === 503 || documented.edge)) {
-    return { severity: 'warning', rule: 'inconclusive', message: `${label(op, response)}: a documented temporary ${response.status}; the request's outcome was not checked` };
+    const code = errorCodeOf(response);
+    const kind = documented.edge ? `the edge's documented ${response.status}` : `a documented ${response.status}${code ? ` (${code})` : ''}`;
+    return { severity: 'warning', rule: INCONCLUSIVE, message: `${at}: ${kind}, a transient outage or a server bug; ${what}` };
   }
   return undefined;
 }
@@ -33,7 +45,7 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
   const skip = inconclusive(op, response);
   if (skip) return [skip];
   if (response.status >= 500) return [{ severity: 'failure', rule: 'server-error', message: `${at}: a valid request got a ${response.status}` }];
-  if (response.status < 400 || response.status >= 500) return [];
+  if (response.status < 400) return [];
   const violations = prismViolations(response);
   if (ctx.target === 'prism' && (violations || isPrismProblem(ctx, response))) {
     const list = violations ?? [];
@@ -49,14 +61,18 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
     const reasons = list.map((v) => v.message).join('; ') || snippet(response.text);
     return [{ severity: 'failure', rule: 'valid-rejected', message: `${at}: Prism rejected a request that is valid per the spec: ${reasons}` }];
   }
-  const parsed = parseJson(response.text);
-  const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
+  const code = errorCodeOf(response);
+  let message: string | undefined;
   if ((response.status === 400 || response.status === 422) && code === VALIDATION_CODE) {
-    const message = `${at}: a request that is valid per the spec was rejected as ${VALIDATION_CODE}: ${snippet(response.text)}`;
-    if (bodyAssumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason: bodyAssumedReason }];
-    return [{ severity: 'failure', rule: 'valid-rejected', message }];
+    message = `${at}: a request that is valid per the spec was rejected as ${VALIDATION_CODE}: ${snippet(response.text)}`;
+  } else if (code !== undefined && op.schemaOnlyCodes.has(code)) {
+    // A code the spec sets with x-error-code on a schema node it states fully: only a schema violation earns it.
+    const where = op.schemaCodes.get(code)?.pointers.join(', ') ?? '';
+    message = `${at}: a request that is valid per the spec was rejected with ${code}, a code the spec gives only to a schema violation (x-error-code at ${where}): ${snippet(response.text)}`;
   }
-  return [];
+  if (message === undefined) return [];
+  if (bodyAssumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason: bodyAssumedReason }];
+  return [{ severity: 'failure', rule: 'valid-rejected', message }];
 }
 
 export function expectRejected(ctx: KitContext, op: OperationModel, ex: Exchange, mutation: string): Finding[] {
@@ -68,14 +84,18 @@ export function expectRejected(ctx: KitContext, op: OperationModel, ex: Exchange
   if (response.status >= 500) return [{ severity: 'failure', rule: 'server-error', message: `${at}: invalid input (${mutation}) got a ${response.status}; bad input must get a 4xx` }];
   if (response.status < 400) return [{ severity: 'failure', rule: 'invalid-accepted', message: `${at}: invalid input (${mutation}) was not rejected; body ${snippet(response.text)}` }];
   if (isPrismProblem(ctx, response)) return []; // the response check reports it (Prism's own problem+json)
-  // A documented JSON response is validated by the response check; otherwise check the shared error body here.
-  const documented = documentedResponse(op, response.status);
-  if (documented && documented.content.some((m) => isJsonMedia(m.type))) return [];
+  // The rejection must carry the shared error body, documented status or not (the response check also judges
+  // a documented one against its own schema). A mismatch only on x-assumed parts is left to the response check.
   const type = essence(contentTypeOf(response));
   const parsed = parseJson(response.text);
   const validate = ctx.api.validator.schemaAt(ctx.api.errorSchemaPointer);
-  if (type && isJsonMedia(type) && parsed.ok && validate(parsed.value)) return [];
-  const why = !parsed.ok ? `body ${snippet(response.text)}` : formatErrors([...(validate.errors ?? [])]);
+  if (type && isJsonMedia(type) && parsed.ok) {
+    if (validate(parsed.value)) return [];
+    const errors = [...(validate.errors ?? [])];
+    if (ctx.assumptions.explain(ctx.api.errorSchemaPointer, parsed.value, errors).onlyAssumptions) return [];
+    return [{ severity: 'failure', rule: 'invalid-error-body', message: `${at}: invalid input (${mutation}) was rejected without the shared error body (${formatErrors(errors)}); body ${snippet(response.text)}` }];
+  }
+  const why = !parsed.ok ? `body ${snippet(response.text)}` : 'not JSON';
   return [{ severity: 'failure', rule: 'invalid-error-body', message: `${at}: invalid input (${mutation}) was rejected without the shared error body (content-type ${type ?? 'none'}; ${why})` }];
 }
 

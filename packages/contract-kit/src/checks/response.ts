@@ -49,6 +49,12 @@ export function checkResponse(ctx: KitContext, op: OperationModel, response: Htt
   return findings;
 }
 
+/** The `code` of a JSON (error) body, if it has one. */
+export function errorCodeOf(response: HttpResponse): string | undefined {
+  const parsed = parseJson(response.text);
+  return parsed.ok && isObject(parsed.value) && typeof parsed.value.code === 'string' ? parsed.value.code : undefined;
+}
+
 function undocumentedStatus(op: OperationModel, response: HttpResponse, at: string, hint: StatusHint | undefined): Finding {
   const documented = op.responses.map((r) => r.status).join(', ');
   const message = `${at}: status ${response.status} is not documented for ${op.operationId} (documented: ${documented}); body ${snippet(response.text)}`;
@@ -102,6 +108,7 @@ function checkBody(ctx: KitContext, op: OperationModel, documented: ResponseMode
 
 function checkHeaders(ctx: KitContext, documented: ResponseModel, response: HttpResponse, at: string): Finding[] {
   const findings: Finding[] = [];
+  const code = documented.headers.some((h) => h.requiredWithCodes.length > 0) ? errorCodeOf(response) : undefined;
   for (const header of documented.headers) {
     const value = response.headers.get(header.name);
     const { assumedReason } = header;
@@ -109,6 +116,9 @@ function checkHeaders(ctx: KitContext, documented: ResponseModel, response: Http
     const extra = assumedReason ? { assumedReason } : {};
     if (value === null) {
       if (header.required) findings.push({ severity, rule: 'header', message: `${at}: required header ${header.name} is missing`, ...extra });
+      else if (code !== undefined && header.requiredWithCodes.includes(code)) {
+        findings.push({ severity, rule: 'header', message: `${at}: header ${header.name} is missing, and the spec says it is always sent with ${code}`, ...extra });
+      }
       continue;
     }
     if (!header.schemaPointer) continue;

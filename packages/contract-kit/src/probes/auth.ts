@@ -4,11 +4,11 @@
 import fc from 'fast-check';
 import { CheckRecorder } from '../check-result.ts';
 import { checkResponse, label, snippet, type StatusHint } from '../checks/response.ts';
-import { noResponse } from '../checks/expectations.ts';
+import { inconclusive, noResponse } from '../checks/expectations.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { materialize, validPlans, type RequestPlan } from '../generate.ts';
 import type { Exchange } from '../http.ts';
-import { documentedResponse, type OperationModel } from '../spec-model.ts';
+import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult, Finding } from '../types.ts';
 
 export interface AuthProbe {
@@ -84,10 +84,11 @@ export function judgeRefusal(ctx: KitContext, op: OperationModel, ex: Exchange, 
   const findings = checkResponse(ctx, op, response, hint);
   const at = label(op, response);
   const expected = hint?.expected ?? '4xx';
+  const unknown = inconclusive(op, response, 'refusal not established');
   if (response.status < 400) {
     findings.push({ severity: 'failure', rule: 'auth', message: `${what}: ${at}, not refused (expected ${expected}); body ${snippet(response.text)}` });
-  } else if (response.status === 429 || (response.status >= 500 && documentedResponse(op, response.status) && (response.status === 503 || documentedResponse(op, response.status)?.edge))) {
-    findings.push({ severity: 'warning', rule: 'inconclusive', message: `${what}: ${at}; refusal not established` });
+  } else if (unknown) {
+    findings.push({ ...unknown, message: `${what}: ${unknown.message}` });
   } else if (response.status >= 500) {
     findings.push({ severity: 'failure', rule: 'server-error', message: `${what}: ${at}; a bad credential must get a 4xx` });
   } else if (hint && String(response.status) !== hint.expected) {

@@ -2,9 +2,11 @@
 // and a byte-identical body; a transfer key reused with another amount gets the idempotency conflict code.
 // Requests start from the spec's own request examples (made unique where a field must be unique). When a
 // prerequisite cannot be met (Prism's stateless mock, a creation the server refuses) the probe is skipped
-// with a warning saying why, never silently.
+// with a warning saying why, never silently. A documented 503 (or the edge's 502/504) on any of the probe's
+// requests is recorded as inconclusive (--strict-503 makes it a failure), never as a replay or conflict failure.
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from '../check-result.ts';
+import { inconclusive } from '../checks/expectations.ts';
 import { checkResponse, label, snippet } from '../checks/response.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
@@ -35,7 +37,7 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
       return skipped(check, `skipped, the first request was not a success, so there is nothing to replay (${describe(op, first)})`);
     }
     const second = await send(ctx, op, check, request);
-    if (!second.response) return check.result();
+    if (!second.response || inconclusive(op, second.response)) return check.result();
     if (second.response.status !== first.response.status || second.response.text !== first.response.text) {
       check.add([
         {
@@ -68,7 +70,7 @@ export async function conflictProbe(ctx: KitContext, op: OperationModel): Promis
     const other = { ...body, [AMOUNT_FIELD]: otherAmount(body[AMOUNT_FIELD]!) };
     const changed: HttpRequest = { ...original, body: JSON.stringify(other) };
     const second = await send(ctx, op, check, changed);
-    if (!second.response) return check.result();
+    if (!second.response || inconclusive(op, second.response)) return check.result();
     const parsed = parseJson(second.response.text);
     const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
     if (second.response.status !== 409 || code !== CONFLICT_CODE) {
@@ -97,8 +99,10 @@ function skipped(check: CheckRecorder, message: string): CheckResult {
 async function send(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest): Promise<Exchange> {
   const ex = await exchange(ctx, request);
   check.sent(ex.response?.status);
-  if (ex.response) check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
-  else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
+  if (ex.response) {
+    const unknown = inconclusive(op, ex.response, 'the probe could not use this answer');
+    check.add([...checkResponse(ctx, op, ex.response), ...(unknown ? [unknown] : [])].map((f) => ({ ...f, curl: curlOf(ctx, request) })));
+  } else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
   return ex;
 }
 

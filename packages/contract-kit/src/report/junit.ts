@@ -1,5 +1,7 @@
 // JUnit XML: one <testsuite> per operation, one <testcase> per check; a failed check has a <failure> with
 // every failure message and its curl, a skipped one a <skipped> with the reason; warnings go to <system-out>.
+// The inconclusive answers (documented 503s, the edge's 502/504) are counted in a property per suite (that is,
+// per operation) and per testcase that had any.
 import type { CheckResult, Report } from '../types.ts';
 
 const escape = (text: string): string =>
@@ -12,6 +14,7 @@ const escape = (text: string): string =>
     .replace(/"/g, '&quot;');
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
+const inconclusive = (checks: CheckResult[]) => checks.reduce((n, c) => n + c.inconclusive, 0);
 
 export function toJunit(report: Report): string {
   const suites = new Map<string, CheckResult[]>();
@@ -25,10 +28,11 @@ export function toJunit(report: Report): string {
   for (const [operationId, checks] of suites) {
     lines.push(
       `  <testsuite name="${escape(operationId)}" tests="${checks.length}" failures="${count(checks, 'failed')}" skipped="${count(checks, 'skipped')}" errors="0" time="${time(checks)}">`,
-      `    <properties><property name="baseUrl" value="${escape(report.baseUrl)}"/><property name="seed" value="${report.seed}"/><property name="target" value="${report.target}"/></properties>`,
+      `    <properties><property name="baseUrl" value="${escape(report.baseUrl)}"/><property name="seed" value="${report.seed}"/><property name="target" value="${report.target}"/><property name="strict503" value="${report.strict503}"/><property name="inconclusive" value="${inconclusive(checks)}"/></properties>`,
     );
     for (const check of checks) {
       lines.push(`    <testcase classname="${escape(`contract.${operationId}`)}" name="${escape(check.name)}" time="${seconds(check.durationMs)}">`);
+      if (check.inconclusive > 0) lines.push(`      <properties><property name="inconclusive" value="${check.inconclusive}"/></properties>`);
       if (check.status === 'failed') {
         const first = check.failures[0]!;
         const body = check.failures.map((f) => `[${f.rule}] ${f.message}${f.curl ? `\n${f.curl}` : ''}`).join('\n\n');

@@ -1,5 +1,6 @@
-// The readable summary: a table per operation (requests, passed, failed, warnings), then every failure with
-// its curl reproduction, then the warnings (deduplicated, with their x-assumed reasons), then the seed.
+// The readable summary: a table per operation (requests, passed, failed, skipped, warnings, inconclusive
+// answers), then every failure with its curl reproduction, then the warnings (deduplicated, with their
+// x-assumed reasons), a note when answers were inconclusive, then the seed.
 import type { CheckResult, Report } from '../types.ts';
 
 interface Row {
@@ -9,13 +10,15 @@ interface Row {
   failed: number;
   skipped: number;
   warnings: number;
+  inconclusive: number;
 }
 
 export function renderSummary(report: Report): string {
   const rows = new Map<string, Row>();
   for (const check of report.checks) {
-    const row = rows.get(check.operationId) ?? { name: check.operationId, requests: 0, passed: 0, failed: 0, skipped: 0, warnings: 0 };
+    const row = rows.get(check.operationId) ?? { name: check.operationId, requests: 0, passed: 0, failed: 0, skipped: 0, warnings: 0, inconclusive: 0 };
     row.requests += check.requests;
+    row.inconclusive += check.inconclusive;
     if (check.status === 'passed') row.passed++;
     if (check.status === 'failed') row.failed++;
     if (check.status === 'skipped') row.skipped++;
@@ -30,9 +33,10 @@ export function renderSummary(report: Report): string {
     failed: sum(all, 'failed'),
     skipped: sum(all, 'skipped'),
     warnings: sum(all, 'warnings'),
+    inconclusive: sum(all, 'inconclusive'),
   };
-  const header = ['operation', 'requests', 'passed', 'failed', 'skipped', 'warnings'];
-  const cells = [...all, total].map((r) => [r.name, r.requests, r.passed, r.failed, r.skipped, r.warnings].map(String));
+  const header = ['operation', 'requests', 'passed', 'failed', 'skipped', 'warnings', 'inconclusive'];
+  const cells = [...all, total].map((r) => [r.name, r.requests, r.passed, r.failed, r.skipped, r.warnings, r.inconclusive].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const fmt = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
@@ -57,9 +61,16 @@ export function renderSummary(report: Report): string {
       }
     }
   }
+  if (total.inconclusive > 0) {
+    lines.push(
+      '',
+      `INCONCLUSIVE: ${total.inconclusive} answer${total.inconclusive > 1 ? 's were' : ' was'} a documented 503 or the edge's 502/504, where the kit cannot tell a transient outage from a server bug; those requests' outcomes were not checked.`,
+      report.strict503 ? '  --strict-503: each is a failure of its check (listed above).' : '  They are warnings: re-run, or gate with --strict-503 to make them failures.',
+    );
+  }
   lines.push('');
   lines.push(
-    `${total.failed === 0 ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${report.totals.requests} requests`,
+    `${total.failed === 0 ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${total.inconclusive} inconclusive${report.strict503 ? ' (--strict-503)' : ''}, ${report.totals.requests} requests`,
   );
   lines.push(`seed ${report.seed} (replay this run with --seed ${report.seed})`);
   return `${lines.join('\n')}\n`;

@@ -1,0 +1,141 @@
+// What a generated request deserves, on hand-made exchanges: the codes the spec gives only to schema
+// violations (derived from its x-error-code nodes), inconclusive and rate-limited answers, the shared error
+// body on rejections, a header the spec says always comes with one code, and --strict-503.
+import { describe, expect, it } from 'vitest';
+import { expectAccepted, expectRejected } from '../src/checks/expectations.ts';
+import { checkResponse } from '../src/checks/response.ts';
+import { createContext } from '../src/context.ts';
+import type { Exchange, HttpResponse } from '../src/http.ts';
+import { strictInconclusive } from '../src/run.ts';
+import { alwaysSentWith, loadApi } from '../src/spec-model.ts';
+import type { CheckResult } from '../src/types.ts';
+
+const api = loadApi();
+const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server');
+const op = (id: string) => api.byId.get(id)!;
+const REQUEST_ID = '0b0e7b1c-7e51-4a51-9f5a-4f8d0c6b7a11';
+
+function exchange(status: number, body: unknown, headers: Record<string, string> = {}): Exchange {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const contentType = typeof body === 'string' ? 'text/plain' : 'application/json';
+  const response: HttpResponse = { status, headers: new Headers({ 'content-type': contentType, ...headers }), text, ms: 1 };
+  return { request: { method: 'POST', path: '/x', headers: {} }, response, error: undefined };
+}
+const error = (code: string) => ({ error: 'message', code, requestId: REQUEST_ID });
+const judged = (findings: { severity: string; rule: string }[]) => findings.map((f) => [f.severity, f.rule]);
+
+describe('codes the spec gives only to schema violations (derived from x-error-code)', () => {
+  it('are read from the body schemas: those whose carrier node is not x-assumed', () => {
+    const only = Object.fromEntries(api.operations.map((o) => [o.operationId, [...o.schemaOnlyCodes].sort()]));
+    expect(only).toEqual({
+      getBankingBalance: [],
+      createRecipient: ['recipient_rail_unsupported'],
+      createTransfer: [],
+      getTransfer: [],
+      issueCard: [],
+      createCheckoutProduct: [],
+      createCheckoutSession: ['checkout_session_pricing_conflict', 'invalid_checkout_session_amount'],
+    });
+  });
+
+  it('leave out invalid_destination_address: its node is x-assumed (the EIP-55 checksum is beyond the pattern)', () => {
+    const address = op('createRecipient').schemaCodes.get('invalid_destination_address');
+    expect(address?.pointers).toContain('#/components/schemas/WalletAddress');
+    expect(address?.assumedReason).toMatch(/EIP-55/);
+    expect(op('createRecipient').schemaOnlyCodes.has('invalid_destination_address')).toBe(false);
+  });
+
+  it('a valid request rejected with one of them is a failure (valid-rejected)', () => {
+    for (const code of ['invalid_checkout_session_amount', 'checkout_session_pricing_conflict']) {
+      const findings = expectAccepted(ctx, op('createCheckoutSession'), exchange(400, error(code)), undefined);
+      expect(judged(findings), code).toEqual([['failure', 'valid-rejected']]);
+      expect(findings[0]!.message).toContain(`rejected with ${code}, a code the spec gives only to a schema violation`);
+    }
+    expect(judged(expectAccepted(ctx, op('createRecipient'), exchange(400, error('recipient_rail_unsupported')), undefined))).toEqual([['failure', 'valid-rejected']]);
+  });
+
+  it('legitimate answers to valid input are not: a bad checksum, an unknown recipient, a taken nickname, a schema code of another operation', () => {
+    expect(expectAccepted(ctx, op('createRecipient'), exchange(400, error('invalid_destination_address')), undefined)).toEqual([]);
+    expect(expectAccepted(ctx, op('createTransfer'), exchange(404, error('recipient_not_found')), undefined)).toEqual([]);
+    expect(expectAccepted(ctx, op('createRecipient'), exchange(409, error('recipient_nickname_already_exists')), undefined)).toEqual([]);
+    expect(expectAccepted(ctx, op('createTransfer'), exchange(400, error('invalid_checkout_session_amount')), undefined)).toEqual([]);
+  });
+
+  it('invalid_request stays a failure, and a warning where the whole body is assumed', () => {
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(400, error('invalid_request')), undefined))).toEqual([['failure', 'valid-rejected']]);
+    const assumed = expectAccepted(ctx, op('issueCard'), exchange(400, error('invalid_request')), 'open object');
+    expect(assumed).toMatchObject([{ severity: 'warning', rule: 'valid-rejected', assumedReason: 'open object' }]);
+  });
+});
+
+describe('answers that say nothing about the request', () => {
+  it('a documented 503 is inconclusive (a warning naming its code); a 429 is rate-limited; an undocumented 500 a failure', () => {
+    const unavailable = expectAccepted(ctx, op('createTransfer'), exchange(503, error('temporarily_unavailable')), undefined);
+    expect(judged(unavailable)).toEqual([['warning', 'inconclusive']]);
+    expect(unavailable[0]!.message).toMatch(/→ 503: a documented 503 \(temporarily_unavailable\), a transient outage or a server bug/);
+    expect(judged(expectRejected(ctx, op('createTransfer'), exchange(503, error('temporarily_unavailable')), 'x'))).toEqual([['warning', 'inconclusive']]);
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(504, '<html>504</html>'), undefined))).toEqual([['warning', 'inconclusive']]);
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(429, error('rate_limit_exceeded')), undefined))).toEqual([['warning', 'rate-limited']]);
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(500, error('internal_error')), undefined))).toEqual([['failure', 'server-error']]);
+  });
+
+  it('--strict-503 turns a check’s inconclusive warnings into failures and keeps the count', () => {
+    const result: CheckResult = {
+      id: 'createTransfer/valid',
+      operationId: 'createTransfer',
+      name: 'valid',
+      status: 'passed',
+      requests: 3,
+      statuses: { '503': 3 },
+      durationMs: 1,
+      failures: [],
+      warnings: [
+        { severity: 'warning', rule: 'inconclusive', message: 'a documented 503', count: 3, curl: 'curl x' },
+        { severity: 'warning', rule: 'rate-limited', message: 'rate limited', count: 1 },
+      ],
+      inconclusive: 3,
+    };
+    const strict = strictInconclusive(result);
+    expect(strict.status).toBe('failed');
+    expect(strict.failures).toEqual([{ severity: 'failure', rule: 'inconclusive', message: 'a documented 503 (x3); a failure under --strict-503', curl: 'curl x' }]);
+    expect(strict.warnings.map((w) => w.rule)).toEqual(['rate-limited']);
+    expect(strict.inconclusive).toBe(3);
+    expect(strictInconclusive({ ...result, warnings: [], inconclusive: 0 }).status).toBe('passed');
+  });
+});
+
+describe('rejections of invalid input carry the shared error body', () => {
+  it('the shared body passes; text/plain, or JSON without requestId, is invalid-error-body', () => {
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('invalid_request')), 'x')).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, 'Bad Request'), 'x'))).toEqual([['failure', 'invalid-error-body']]);
+    const noRequestId = expectRejected(ctx, op('createRecipient'), exchange(400, { error: 'bad', code: 'invalid_request' }), 'x');
+    expect(judged(noRequestId)).toEqual([['failure', 'invalid-error-body']]);
+    expect(noRequestId[0]!.message).toMatch(/must have required property 'requestId'/);
+  });
+
+  it('a mismatch only on an assumed bound of the error body is left to the response check (a warning)', () => {
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('c'.repeat(101))), 'x')).toEqual([]);
+  });
+
+  it('an accepted mutation is invalid-accepted', () => {
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), 'x'))).toEqual([['failure', 'invalid-accepted']]);
+  });
+});
+
+describe('a header the spec says always comes with one code', () => {
+  it('is read from the header description ("Always sent with `provider_rate_limited`")', () => {
+    const retryAfter = op('issueCard').responses.find((r) => r.status === '503')!.headers.find((h) => h.name === 'Retry-After')!;
+    expect(retryAfter.required).toBe(false);
+    expect(retryAfter.requiredWithCodes).toEqual(['provider_rate_limited']);
+    expect(alwaysSentWith('Always sent with `a` and `b`; sometimes `c`.')).toEqual(['a', 'b']);
+    expect(alwaysSentWith('Sent when present.')).toEqual([]);
+  });
+
+  it('missing on provider_rate_limited is a failure; fine on temporarily_unavailable, or present as an integer', () => {
+    const check = (body: unknown, headers: Record<string, string> = {}) => judged(checkResponse(ctx, op('issueCard'), exchange(503, body, headers).response!));
+    expect(check(error('provider_rate_limited'))).toEqual([['failure', 'header']]);
+    expect(check(error('temporarily_unavailable'))).toEqual([]);
+    expect(check(error('provider_rate_limited'), { 'retry-after': '2' })).toEqual([]);
+    expect(check(error('provider_rate_limited'), { 'retry-after': '1.5' })).toEqual([['failure', 'header']]);
+  });
+});
