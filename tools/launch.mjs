@@ -91,6 +91,10 @@ if (!existsSync(taskFile)) fail(`unknown task "${task}" (no tools/tasks/${task}.
 
 const env = toolchainEnv();
 ensureWorkspace(env);
+// Node's compile cache for every process a task starts (they inherit it): TypeScript is stripped once and
+// kept, so later runs start faster, and a process whose modules are all cached never loads the stripper
+// (about 25 MB less resident memory for the sandbox). Git-ignored, like the rest of .tools/.
+env.NODE_COMPILE_CACHE ??= join(localDir, 'compile-cache');
 const node = env.PATH.startsWith(localBin) ? join(localBin, 'node') : process.execPath;
 const child = spawn(node, [taskFile, ...args], { stdio: 'inherit', cwd: root, env });
 // Forward termination so `kill <pid>` of npm/launcher stops the task (Ctrl-C reaches both already).

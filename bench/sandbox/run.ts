@@ -105,6 +105,7 @@ const waitQuietMs = Number(args['wait-quiet-s']) * 1000;
 if (!Number.isFinite(waitQuietMs) || waitQuietMs < 0) throw new Error('--wait-quiet-s must be a number of seconds');
 
 const REQUEST_TIMEOUT_MS = 10_000;
+const compileCache = process.env.NODE_COMPILE_CACHE;
 const FIRST_RATE_GUESS = 40_000; // req/s
 const FOREIGN_KEY = `svc_live_${'B'.repeat(32)}`; // Prism and the bare server take any key
 const FOREIGN_RECIPIENT = 'rcp_01JD7Q3Z8X4K2M9N5P6R7S8T9V';
@@ -442,8 +443,14 @@ try {
       `${KEY_BUDGET} requests over the whole run; pools grow between blocks (admin API) to twice what a block can use.\n` +
       `Stores: node:sqlite on a file in a temp folder (the sandbox's own settings: WAL, synchronous=NORMAL), as npm start; PostgreSQL: a\n` +
       `throwaway cluster with fsync on, the sandbox's default pool. Request log: ${args.log ? 'JSON lines to a file (--log)' : 'off (startSandbox without a logger; --log writes one to a file, as npm start does to stderr)'}.\n` +
+      `Node's compile cache: ${compileCache ? `${compileCache} (warmed by starting one sandbox first)` : 'off (NODE_COMPILE_CACHE not set; run through npm run bench:sandbox)'}.\n` +
       `At start: ${quiet}${load()}\n`,
   );
+
+  // A sandbox started and stopped once, so the measured ones find Node's compile cache warm, as any start
+  // after the first does (npm scripts set NODE_COMPILE_CACHE; a cold start also loads the TypeScript stripper).
+  progress(`warming Node's compile cache (${compileCache ?? 'NODE_COMPILE_CACHE not set: nothing to warm'})`);
+  if (compileCache) await (await startServer('sandbox-sqlite', { kind: 'sandbox', adminToken: 'adm_warmup', file: join(tempDir, 'warmup.db') })).stop();
 
   // Servers. PostgreSQL and Prism take a few seconds: start them alongside.
   progress('starting: PostgreSQL (fsync on), Prism, load generator, servers');
