@@ -41,7 +41,8 @@ export const TEST_VALUES: TestValue[] = [
   },
 ];
 
-export const PIX_QUOTE_MAX_CENTS = 100_000_00;
+/** The top of the sandbox's PIX quote range, in integer cents (compared with money.ts toCents). */
+export const PIX_QUOTE_MAX_CENTS = 100_000_00n;
 
 export function testValue(code: string): TestValue {
   const found = TEST_VALUES.find((t) => t.code === code);

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createValidator, deref, isObject, loadSpec, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { createValidator, deref, errorCatalog, isObject, loadSpec, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { lintAdminSpec } from '../../../tools/lib/admin-contract.ts';
+import { allowedFaultKinds } from '../src/admin/routes.ts';
+import { loadContract } from '../src/contract.ts';
 import { ATTEMPT_RESOLUTIONS, FAULT_KINDS, PUBLIC_OPERATIONS, TRANSFER_STATUSES } from '../src/cli-commands.ts';
 import { COMMANDS, DEFAULT_URL, plan, run, type AdminRequest, type Io } from '../src/cli.ts';
 
@@ -112,8 +114,10 @@ describe('admin examples', () => {
     expect(ok, JSON.stringify(validate.errors, null, 2)).toBe(true);
   });
 
-  it('error examples carry the code of their status (invalid_request 400, unauthorized 401, not_found 404)', () => {
-    const statusOf: Record<string, string> = { invalid_request: '400', unauthorized: '401', not_found: '404' };
+  it('error examples carry the code of their status (invalid_request 400, unauthorized 401, not_found 404, payload_too_large 413; a public rule\'s code at its public status)', () => {
+    const publicCatalog = errorCatalog(loadSpec());
+    const own: Record<string, string> = { invalid_request: '400', unauthorized: '401', not_found: '404', payload_too_large: '413' };
+    const statusOf = new Proxy(own, { get: (t, code: string) => t[code] ?? publicCatalog.find((e) => e.code === code)?.status.toString() });
     for (const { method, path, operation } of operations(doc)) {
       for (const [status, raw] of Object.entries((operation.responses ?? {}) as JsonObject)) {
         if (!/^[45]/.test(status)) continue;
@@ -123,6 +127,69 @@ describe('admin examples', () => {
         expect(Object.keys(examples).length, `${method} ${path} ${status}`).toBeGreaterThan(0);
         for (const name of Object.keys(examples)) expect(statusOf[name], `${method.toUpperCase()} ${path} ${status} example ${name}`).toBe(status);
       }
+    }
+  });
+});
+
+describe('what the admin document promises', () => {
+  const publicDoc = loadSpec();
+  const publicCatalog = errorCatalog(publicDoc);
+  const texts = (value: Json, at = ''): { at: string; text: string }[] =>
+    typeof value === 'string'
+      ? [{ at, text: value }]
+      : Array.isArray(value)
+        ? value.flatMap((v, i) => texts(v, `${at}/${i}`))
+        : isObject(value)
+          ? Object.entries(value).flatMap(([k, v]) => texts(v, `${at}/${k}`))
+          : [];
+
+  it('every "<status> <code>" it cites of a public code is the status the public catalog gives that code', () => {
+    const codes = new Map(publicCatalog.map((e) => [e.code, e.status]));
+    let cited = 0;
+    for (const { at, text } of texts(doc)) {
+      for (const [, status, code] of text.matchAll(/\b(\d{3}) ([a-z][a-z0-9_]+)\b/g)) {
+        if (!codes.has(code!)) continue;
+        cited++;
+        expect(Number(status), `${at}: ${status} ${code}`).toBe(codes.get(code!));
+      }
+    }
+    expect(cited).toBeGreaterThan(5);
+  });
+
+  it('says what the public API answers for an inactive recipient: wallet 409 wallet_recipient_required, other rails 404 recipient_not_found', () => {
+    const opDescription = (operationId: string) => String(operations(doc).find((o) => o.operationId === operationId)!.operation.description);
+    const active = ((doc.components.schemas as JsonObject).WalletRecipientCreate as JsonObject).properties as JsonObject;
+    const activeText = String((active.active as JsonObject).description);
+    expect(activeText).toContain('409 wallet_recipient_required');
+    expect(activeText).not.toContain('recipient_not_found');
+    expect(opDescription('createWalletRecipient')).toContain('409 wallet_recipient_required');
+    expect(opDescription('createWalletRecipient')).not.toContain('recipient_not_found');
+    const deactivate = opDescription('deactivateRecipient');
+    expect(deactivate).toMatch(/wallet recipient gets `409 wallet_recipient_required`/);
+    expect(deactivate).toMatch(/any other rail `404 recipient_not_found`/);
+  });
+
+  it('every operation that takes a body documents the 413 of the body limit; every operation with a path id documents a 404', () => {
+    for (const { method, path, operation } of operations(doc)) {
+      const responses = (operation.responses ?? {}) as JsonObject;
+      if (operation.requestBody) expect(Object.keys(responses), `${method} ${path}`).toContain('413');
+      else expect(Object.keys(responses), `${method} ${path} takes no body`).not.toContain('413');
+      if (path.includes('{')) expect(Object.keys(responses), `${method} ${path}`).toContain('404');
+    }
+  });
+
+  it('lists, for each fault kind, the public operations it is allowed on: those the public contract documents its answer for', () => {
+    const contract = loadContract(publicDoc);
+    const description = String(operations(doc).find((o) => o.operationId === 'createFault')!.operation.description);
+    // The three-column table (kind | documented answer | today's operations), not the four-column one above it.
+    const row = (kind: string) => description.split('\n').find((line) => line.split('|').length === 5 && line.split('|')[1]!.includes(`\`${kind}\``));
+    for (const kind of FAULT_KINDS) {
+      const allowedOn = contract.operations.filter((op) => allowedFaultKinds(op).includes(kind)).map((op) => op.operationId);
+      const line = row(kind);
+      expect(line, `${kind} has a row in createFault's table of allowed operations`).toBeDefined();
+      const cell = line!.split('|')[3]!.trim();
+      if (allowedOn.length === contract.operations.length) expect(cell, kind).toBe('every operation');
+      else expect(cell.split(', ').map((c) => c.replace(/`/g, '')).sort(), kind).toEqual([...allowedOn].sort());
     }
   });
 });

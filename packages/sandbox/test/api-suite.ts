@@ -1,15 +1,19 @@
 // The sandbox's behaviour, rule by rule from the provider's document. One suite, run against every store
 // (api.test.ts: node:sqlite and PostgreSQL). Codes and statuses are the spec's; test values are the
 // sandbox's published ones.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalog, loadSpec } from '@payments/spec';
+import { createValidator, errorCatalog, loadSpec, operations, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { testValue } from '../src/test-values.ts';
 import { checksumAddress } from '../src/eip55.ts';
+import { createCheckoutSession } from '../src/operations/checkout.ts';
 import { UUID, adminOf, call, type Reply } from './support.ts';
-import type { RunningSandbox } from '../src/sandbox.ts';
+import { adminSpecPath, type RunningSandbox } from '../src/sandbox.ts';
 
 const catalog = errorCatalog(loadSpec());
 const statusOf = (code: string) => catalog.find((e) => e.code === code)!.status;
+const validator = createValidator(loadSpec());
+const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8')) as OpenApiDocument;
 
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()}-${++n}`;
@@ -189,6 +193,43 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(await transfer(key, wallet.id, 5), 'wallet_recipient_required');
         await admin.req('POST', `/organizations/${org.id}/recipients/${wallet.id}/activate`);
         expect((await transfer(key, wallet.id, 5)).status).toBe(201);
+        // Deactivated again: still the wallet's 409 (as the admin document says), not recipient_not_found.
+        await admin.req('POST', `/organizations/${org.id}/recipients/${wallet.id}/deactivate`);
+        expectError(await transfer(key, wallet.id, 5), 'wallet_recipient_required');
+        // Any other rail, deactivated: 404 recipient_not_found.
+        const ach = await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: unique('ach') } });
+        await admin.req('POST', `/organizations/${org.id}/recipients/${ach.body.id}/deactivate`);
+        expectError(await transfer(key, ach.body.id, 5), 'recipient_not_found');
+      });
+
+      it('amounts are exact to the cent beyond 2^53 cents: stored, answered, compared and balanced as decimals', async () => {
+        const { key } = await admin.org({ funding: { USD: '999999999999999.99', BRL: '10.00' } });
+        const ach = await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: unique('ach') } });
+        const big = await transfer(key, ach.body.id, '999999999999999.98');
+        expect(big.status, big.text).toBe(201);
+        expect(big.body.amount).toBe('999999999999999.98');
+        const balances = (await api('GET', '/v1/banking/balance', { key })).body.balances;
+        expect(balances.find((b: any) => b.currency === 'USD').available).toBe('0.01');
+        // The PIX quote range is compared in exact cents, and the message shows the amount as sent.
+        const pix = await pixRecipient(key);
+        const quote = await transfer(key, pix.id, '999999999999999.99');
+        expectError(quote, 'pix_quote_rejected');
+        expect(quote.body.error).toContain('999999999999999.99');
+        // Not a two-decimal amount (0.1 + 0.2 is 0.30000000000000004), or no canonical form the spec allows.
+        for (const amount of [0.1 + 0.2, '12345678901234567', 1e21]) {
+          const refused = await transfer(key, ach.body.id, amount);
+          expectError(refused, 'invalid_request');
+          expect(refused.body.error).toMatch(/\/amount/);
+        }
+      });
+
+      it('a transfer id that is not valid percent-encoding names nothing: banking_transfer_not_found, after authentication', async () => {
+        const { key } = await admin.org();
+        for (const id of ['%ZZ', '%', 'trf_%E0%A4%A']) expectError(await api('GET', `/v1/banking/transfers/${id}`, { key }), 'banking_transfer_not_found');
+        expectError(await api('GET', '/v1/banking/transfers/%ZZ'), 'invalid_api_key');
+        const none = await api('GET', '/v1/banking/%ZZ', { key });
+        expect(none.status).toBe(404);
+        expect(none.body).toMatchObject({ code: 'not_found', requestId: expect.stringMatching(UUID) });
       });
 
       it.each(['pix_recipient_bank_not_supported', 'pix_quote_rejected', 'pix_payout_rejected'])('%s by its test value, no funds moved', async (code) => {
@@ -247,10 +288,19 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         const idem = unique('order');
         expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');
         expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review');
+        // The same payment under a NEW key is a new request: a separate transfer, which resolves nothing.
+        const fresh = await transfer(key, recipient.id, '9.00', unique('order'));
+        expect(fresh.status, fresh.text).toBe(201);
+        expect(fresh.body).toMatchObject({ status: 'pending', amount: '9.00', recipientId: recipient.id });
+        expect(fresh.body.idempotencyKey).not.toBe(idem);
+        expectError(await transfer(key, recipient.id, '9.00', idem), 'banking_transfer_attempt_pending_review'); // still held
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
         await admin.req('POST', `/organizations/${org.id}/transfer-attempts/resolve`, { idempotencyKey: idem, resolution: 'completed' });
         const resolved = await transfer(key, recipient.id, '9.00', idem);
         expect(resolved.status).toBe(201);
-        expect(resolved.body.status).toBe('completed');
+        expect(resolved.body).toMatchObject({ status: 'completed', idempotencyKey: idem });
+        expect(resolved.body.id).not.toBe(fresh.body.id);
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(2);
       });
 
       it('keys are scoped per organization and per operation', async () => {
@@ -259,9 +309,17 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         const idem = unique('shared');
         const r1 = await api('POST', '/v1/banking/recipients', { key: one.key, idem, body: { rail: 'usd_ach', nickname: unique('a') } });
         const r2 = await api('POST', '/v1/banking/recipients', { key: two.key, idem, body: { rail: 'usd_ach', nickname: unique('b') } });
+        expect(r1.status).toBe(201);
+        expect(r2.status).toBe(201);
         expect(r1.body.id).not.toBe(r2.body.id);
+        // The recipient's key on another operation: a transfer is created, not the recipient replayed.
         const t = await transfer(one.key, r1.body.id, 3, idem);
         expect(t.status).toBe(201);
+        const isTransfer = validator.schemaAt('#/components/schemas/Transfer');
+        expect(isTransfer(t.body), JSON.stringify(isTransfer.errors)).toBe(true);
+        expect(t.body).toEqual({ id: expect.any(String), recipientId: r1.body.id, amount: '3.00', status: 'pending', idempotencyKey: idem });
+        expect(t.body.id).not.toBe(r1.body.id);
+        expect((await api('GET', `/v1/banking/transfers/${t.body.id}`, { key: one.key })).body).toEqual(t.body);
       });
 
       it('100 concurrent requests with one key: one transfer, identical responses', async () => {
@@ -314,7 +372,7 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
 
       it('amount rules, pricing conflict, and PIX only once set up', async () => {
         const { org, key } = await admin.org();
-        for (const amount of [0, -5, '37.456', 1.005, 'abc']) expectError(await session(key, { amount }), 'invalid_checkout_session_amount');
+        for (const amount of [0, -5, '37.456', 1.005, 'abc', 0.1 + 0.2, '12345678901234567']) expectError(await session(key, { amount }), 'invalid_checkout_session_amount');
         expectError(await session(key, { amount: '10.00', discountPercent: 5 }), 'checkout_session_pricing_conflict');
         expectError(await session(key, { amount: '10.00', paymentMethod: 'pix' }), 'checkout_pix_not_available');
         await admin.update(org.id, { checkoutPix: true });
@@ -324,13 +382,29 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
       });
 
       it('request identity is the normalized amount, discountPercent and method: 37.45 equals "37.45"', async () => {
-        const { key } = await admin.org({ checkoutPix: true });
+        // The identity the handler records under the key: 37.45 and "37.45" are one request, 37.46 another.
+        const identity = createCheckoutSession.fingerprint!;
+        expect(identity({ amount: 37.45, paymentMethod: 'pix' })).toBe(identity({ amount: '37.45', paymentMethod: 'pix' }));
+        expect(identity({ amount: 37.4, paymentMethod: 'pix' })).toBe(identity({ amount: '37.40', paymentMethod: 'pix' }));
+        expect(identity({ amount: 37.46, paymentMethod: 'pix' })).not.toBe(identity({ amount: '37.45', paymentMethod: 'pix' }));
+        expect(identity({ amount: 37.45, paymentMethod: 'pix' })).not.toBe(identity({ amount: 37.45 }));
+        expect(identity({ discountPercent: 10 })).not.toBe(identity({ discountPercent: 11 }));
+        expect(identity({ discountPercent: 10, name: 'a' })).toBe(identity({ discountPercent: 10, name: 'b' })); // other fields are not identity
+
+        // On the wire: a replay, and a key reused for a different request, both get the original response,
+        // byte for byte, and nothing new is created.
+        const { org, key } = await admin.org({ checkoutPix: true });
         const idem = unique('cart-identity');
         const first = await session(key, { amount: 37.45, paymentMethod: 'pix' }, idem);
+        expect(first.status).toBe(201);
+        expect(first.body).toMatchObject({ amount: '37.45', paymentMethod: 'pix', idempotencyKey: idem });
         const same = await session(key, { amount: '37.45', paymentMethod: 'pix' }, idem);
-        expect(same.body).toEqual(first.body);
-        const reused = await session(key, { amount: '99.00', paymentMethod: 'pix' }, idem); // a different request: the original response
-        expect(reused.body).toEqual(first.body);
+        expect(same.status).toBe(201);
+        expect(same.text).toBe(first.text);
+        const reused = await session(key, { amount: '99.00', paymentMethod: 'pix' }, idem);
+        expect(reused.status).toBe(201);
+        expect(reused.text).toBe(first.text);
+        expect(await sandbox.store.transaction((tx) => tx.countResources('checkout_session', org.id))).toBe(1);
       });
 
       it('checkout keys must be 8–200 of letters, digits, . _ : -', async () => {
@@ -404,6 +478,86 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         const retry = await transfer(key, recipient.id, '6.00', idem);
         expect(retry.status).toBe(201);
         expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(1);
+      });
+    });
+
+    describe('admin', () => {
+      const walletAddress = '0x52908400098527886E0F7030069857D2E4169EE7';
+      const adminOperations = operations(adminSpec);
+
+      it('saving a wallet recipient applies the EIP-55 checksum rule of the public API', async () => {
+        const { org } = await admin.org();
+        const bad = walletAddress.replace('E0F7', 'e0F7');
+        const refused = await admin.send('POST', `/organizations/${org.id}/wallet-recipients`, { body: { nickname: unique('w'), destinationAddress: bad } });
+        expect(refused.status, refused.text).toBe(statusOf('invalid_destination_address'));
+        expect(refused.body).toMatchObject({ code: 'invalid_destination_address', error: expect.stringContaining('EIP-55'), requestId: expect.stringMatching(UUID) });
+        for (const address of [walletAddress, walletAddress.toLowerCase()]) {
+          expect((await admin.send('POST', `/organizations/${org.id}/wallet-recipients`, { body: { nickname: unique('w'), destinationAddress: address } })).status).toBe(201);
+        }
+      });
+
+      it('saving or activating a recipient keeps nicknames unique among active recipients', async () => {
+        const { org, key } = await admin.org({ walletTransfers: true });
+        const taken = await pixRecipient(key, { nickname: 'Treasury' });
+        const path = `/organizations/${org.id}/wallet-recipients`;
+        const refused = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress, active: true } });
+        expect(refused.status, refused.text).toBe(statusOf('recipient_nickname_already_exists'));
+        expect(refused.body).toMatchObject({ code: 'recipient_nickname_already_exists', requestId: expect.stringMatching(UUID) });
+        // Saved inactive it takes no nickname; activating it would, so that is refused while the other is active.
+        const saved = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress } });
+        expect(saved.status).toBe(201);
+        const activate = `/organizations/${org.id}/recipients/${saved.body.id}/activate`;
+        const blocked = await admin.send('POST', activate);
+        expect(blocked.status, blocked.text).toBe(statusOf('recipient_nickname_already_exists'));
+        expect(blocked.body.code).toBe('recipient_nickname_already_exists');
+        expectError(await transfer(key, saved.body.id, 1), 'wallet_recipient_required');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${taken.id}/deactivate`);
+        expect((await admin.send('POST', activate)).body).toMatchObject({ id: saved.body.id, active: true });
+        expect((await admin.send('POST', activate)).status).toBe(200); // activating an active recipient is no error
+        // And the public API sees the wallet's nickname as taken now.
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: 'Treasury' } }), 'recipient_nickname_already_exists');
+      });
+
+      it('a fault kind is accepted only on operations that document its answer', async () => {
+        const { org } = await admin.org();
+        const refused = await admin.send('POST', '/faults', { body: { operationId: 'createTransfer', kind: 'provider_rate_limited', count: 1, organizationId: org.id } });
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.body).toMatchObject({ code: 'invalid_request', requestId: expect.stringMatching(UUID) });
+        expect(refused.body.error).toContain('allowed kinds for createTransfer: unavailable, pending_review, edge_502, edge_504, drop_after_commit');
+        const review = await admin.send('POST', '/faults', { body: { operationId: 'issueCard', kind: 'pending_review', count: 1 } });
+        expect(review.status).toBe(400);
+        expect(review.body.error).toContain('allowed kinds for issueCard: unavailable, edge_502, edge_504, drop_after_commit, provider_rate_limited');
+        for (const [operationId, kind] of [['issueCard', 'provider_rate_limited'], ['createTransfer', 'pending_review'], ['getBankingBalance', 'edge_504'], ['createCheckoutProduct', 'drop_after_commit'], ['getTransfer', 'unavailable']]) {
+          const armed = await admin.send('POST', '/faults', { body: { operationId, kind, count: 1, organizationId: org.id } });
+          expect(armed.status, `${operationId} ${kind}: ${armed.text}`).toBe(201);
+        }
+        // Nothing refused was armed.
+        const faults = (await admin.req('GET', '/faults')).faults as { organizationId?: string; kind: string; operationId: string }[];
+        expect(faults.filter((f) => f.organizationId === org.id).map((f) => `${f.operationId} ${f.kind}`)).not.toContain('createTransfer provider_rate_limited');
+      });
+
+      it('a path id that is not valid percent-encoding is a 404 on every admin operation that takes one', async () => {
+        const withIds = adminOperations.filter((o) => o.path.includes('{'));
+        expect(withIds.length).toBeGreaterThan(5);
+        for (const { method, path, operation } of withIds) {
+          const reply = await admin.send(method.toUpperCase(), path.replace(/^\/admin/, '').replace(/\{[^}]+\}/g, '%ZZ'), operation.requestBody ? { body: {} } : {});
+          expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(404);
+          expect(reply.body).toMatchObject({ code: 'not_found', requestId: expect.stringMatching(UUID) });
+        }
+      });
+
+      it('an oversized body is refused with 413 payload_too_large and the admin error body, on every operation that takes a body', async () => {
+        const withBody = adminOperations.filter((o) => o.operation.requestBody);
+        expect(withBody.length).toBeGreaterThan(4);
+        const { org } = await admin.org();
+        for (const { method, path, operation } of withBody) {
+          expect(Object.keys(operation.responses as JsonObject), `${path} documents its 413`).toContain('413');
+          const concrete = path.replace(/^\/admin/, '').replace('{organizationId}', org.id).replace(/\{[^}]+\}/g, 'x_1');
+          const reply = await admin.send(method.toUpperCase(), concrete, { raw: JSON.stringify({ nickname: 'x'.repeat(100_000) }) });
+          expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(413);
+          expect(reply.body).toEqual({ code: 'payload_too_large', error: expect.any(String), requestId: expect.stringMatching(UUID) });
+        }
+        expect((await admin.req('GET', '/health')).ok).toBe(true); // and the sandbox goes on
       });
     });
 

@@ -30,13 +30,17 @@ export async function call(base: string, method: string, path: string, opts: { k
 }
 
 export function adminOf(sandbox: { url: string; adminToken: string }) {
+  /** The admin reply as it is, refusals included. */
+  const send = (method: string, path: string, opts: { body?: unknown; raw?: string } = {}) =>
+    call(sandbox.url, method, `/admin${path}`, { ...opts, headers: { authorization: `Bearer ${sandbox.adminToken}`, ...(opts.raw === undefined ? {} : { 'content-type': 'application/json' }) } });
   const req = async (method: string, path: string, body?: unknown) => {
-    const reply = await call(sandbox.url, method, `/admin${path}`, { ...(body === undefined ? {} : { body }), headers: { authorization: `Bearer ${sandbox.adminToken}` } });
+    const reply = await send(method, path, body === undefined ? {} : { body });
     if (reply.status >= 300) throw new Error(`admin ${method} ${path} → ${reply.status} ${reply.text}`);
     return reply.body;
   };
   return {
     req,
+    send,
     async org(flags: Record<string, unknown> = {}) {
       const org = await req('POST', '/organizations', { banking: true, cards: true, checkout: true, funding: { BRL: '10000.00', USD: '5000.00' }, ...flags });
       const key = await req('POST', `/organizations/${org.id}/api-keys`);

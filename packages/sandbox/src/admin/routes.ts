@@ -1,17 +1,20 @@
 // The admin surface: what the provider's dashboard does (organizations and their product flags, API keys,
 // wallet recipients, card terms, checkout PIX, final transfer statuses) plus fault injection. Requests are
-// validated against the admin OpenAPI document (openapi-admin/, bundled to dist/admin-openapi.json).
+// validated against the admin OpenAPI document (openapi-admin/, bundled to dist/admin-openapi.json). The
+// rules a saved recipient meets and what a fault may simulate on an operation come from the public contract.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { createValidator, deref, isObject, operations, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { createValidator, deref, isObject, loadSpec, operations, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import type { ValidateFunction } from 'ajv';
-import { readBody, sendJson } from '../http.ts';
+import { decodePathSegment, loadContract, type Contract, type OperationContract } from '../contract.ts';
+import { validAddress } from '../eip55.ts';
+import { BodyTooLarge, readBody, sendJson } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
-import { recipientView, transferView } from '../operations/banking.ts';
-import type { FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
+import { activeNicknameTaken, recipientView, transferView } from '../operations/banking.ts';
+import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
 
-type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string }) => Promise<{ status: number; body?: unknown }>;
+type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract }) => Promise<{ status: number; body?: unknown }>;
 
 class AdminFailure extends Error {
   readonly status: number;
@@ -23,6 +26,39 @@ class AdminFailure extends Error {
   }
 }
 const notFound = (what: string) => new AdminFailure(404, 'not_found', `No such ${what}.`);
+/** A rule the public API enforces too, refused with the public code and its status from the public catalog. */
+const publicRule = (contract: Contract, code: string, message: string) => new AdminFailure(contract.error(code).status, code, message);
+
+/**
+ * What each fault kind answers (app.ts `execute`): a documented error code, or an edge status without a JSON
+ * body. A kind may be scheduled only on an operation whose spec documents that answer; `drop_after_commit`
+ * answers nothing at all, so any operation may meet it.
+ */
+export const FAULT_ANSWERS: Readonly<Record<FaultKind, { code?: string; edgeStatus?: number }>> = {
+  unavailable: { code: 'temporarily_unavailable' },
+  pending_review: { code: 'banking_transfer_attempt_pending_review' },
+  edge_502: { edgeStatus: 502 },
+  edge_504: { edgeStatus: 504 },
+  drop_after_commit: {},
+  provider_rate_limited: { code: 'provider_rate_limited' },
+};
+
+/** The fault kinds whose answer the operation documents (read from the public spec through the contract). */
+export function allowedFaultKinds(op: OperationContract): FaultKind[] {
+  return (Object.keys(FAULT_ANSWERS) as FaultKind[]).filter((kind) => {
+    const { code, edgeStatus } = FAULT_ANSWERS[kind];
+    if (code !== undefined) return op.errorCodes.has(code);
+    if (edgeStatus !== undefined) return op.edgeStatuses.has(edgeStatus);
+    return true;
+  });
+}
+
+function describeAnswer(contract: Contract, kind: FaultKind): string {
+  const { code, edgeStatus } = FAULT_ANSWERS[kind];
+  if (code !== undefined) return `${contract.error(code).status} ${code}`;
+  if (edgeStatus !== undefined) return `the edge's ${edgeStatus}`;
+  return 'no response';
+}
 
 const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 const FLAGS = ['apiAccess', 'banking', 'cards', 'checkout', 'walletTransfers', 'cardTermsAccepted', 'checkoutPix'] as const;
@@ -82,16 +118,27 @@ export const adminHandlers: Record<string, Handler> = {
     if (!record) throw notFound('API key');
     return { status: 200, body: { id: record.id, organizationId: record.organizationId, prefix: record.prefix, createdAt: record.createdAt, revokedAt: record.revokedAt } };
   },
-  async createWalletRecipient({ tx, params, body, now }) {
+  async createWalletRecipient({ tx, params, body, now, contract }) {
     const org = await organization(tx, params.organizationId);
+    const nickname = String(body.nickname);
+    const address = String(body.destinationAddress);
+    // The public API's rules for a saved recipient: the EIP-55 checksum of a mixed-case address, and (when it
+    // is saved active) a nickname no other active recipient uses.
+    if (!validAddress(address)) {
+      throw publicRule(contract, 'invalid_destination_address', `destinationAddress ${address} is mixed-case but not its EIP-55 checksum form; send the checksummed address, or all lower case.`);
+    }
+    const active = body.active === true;
+    if (active && (await activeNicknameTaken(tx, org.id, nickname))) {
+      throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${nickname}".`);
+    }
     const recipient = {
       id: newId('rcp'),
       organizationId: org.id,
-      nickname: String(body.nickname),
+      nickname,
       rail: 'wallet' as const,
       pixKey: null,
-      destinationAddress: String(body.destinationAddress),
-      active: body.active === true,
+      destinationAddress: address,
+      active,
       source: 'dashboard' as const,
       idempotencyKey: null,
       createdAt: now,
@@ -120,13 +167,25 @@ export const adminHandlers: Record<string, Handler> = {
     await tx.updateIdempotency(existing.organizationId, existing.operationId, key, { state: 'unresolved', status: null, body: null, resolution: String(body.resolution) });
     return { status: 200, body: { idempotencyKey: key, resolution: body.resolution } };
   },
-  async createFault({ tx, body, now }) {
+  async createFault({ tx, body, now, contract }) {
+    const operationId = String(body.operationId);
+    const kind = body.kind as FaultKind;
+    const op = contract.operations.find((o) => o.operationId === operationId);
+    if (!op) throw new AdminFailure(400, 'invalid_request', `Body /operationId: no public operation ${operationId}.`);
+    const allowed = allowedFaultKinds(op);
+    if (!allowed.includes(kind)) {
+      throw new AdminFailure(
+        400,
+        'invalid_request',
+        `Body /kind: ${kind} answers ${describeAnswer(contract, kind)}, which ${operationId} does not document; allowed kinds for ${operationId}: ${allowed.join(', ')}.`,
+      );
+    }
     if (typeof body.organizationId === 'string') await organization(tx, body.organizationId);
     const fault: FaultRecord = {
       id: newId('flt'),
       organizationId: typeof body.organizationId === 'string' ? body.organizationId : null,
-      operationId: String(body.operationId),
-      kind: body.kind as FaultRecord['kind'],
+      operationId,
+      kind,
       remaining: Number(body.count),
       commit: body.commit === true,
       retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : null,
@@ -145,7 +204,13 @@ export const adminHandlers: Record<string, Handler> = {
   },
 };
 
-async function setActive({ tx, params }: Parameters<Handler>[0], active: boolean) {
+async function setActive({ tx, params, contract }: Parameters<Handler>[0], active: boolean) {
+  const current = await tx.getRecipient(params.organizationId!, params.recipientId!);
+  if (!current) throw notFound('recipient');
+  // Activating must keep the nickname unique among active recipients, as creating an active one does.
+  if (active && !current.active && (await activeNicknameTaken(tx, current.organizationId, current.nickname, current.id))) {
+    throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${current.nickname}"; deactivate it first.`);
+  }
   const recipient = await tx.updateRecipient(params.organizationId!, params.recipientId!, { active });
   if (!recipient) throw notFound('recipient');
   return { status: 200, body: recipientView(recipient) };
@@ -159,8 +224,13 @@ interface Route {
   validateBody: ValidateFunction | undefined;
 }
 
-/** The admin request handler, routed and validated by the admin spec. */
-export function createAdmin(options: { store: Store; spec: OpenApiDocument; token: string; bodyLimit?: number }) {
+/**
+ * The admin request handler, routed and validated by the admin spec. `contract` is the public API's (by
+ * default read from the bundled public spec): the recipient rules and the faults an operation documents.
+ */
+export function createAdmin(options: { store: Store; spec: OpenApiDocument; token: string; bodyLimit?: number; contract?: Contract }) {
+  const contract = options.contract ?? loadContract(loadSpec());
+  const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const validator = createValidator(options.spec);
   const routes: Route[] = operations(options.spec).map(({ method, path, operationId, operation }) => {
     const body = deref(options.spec, operation.requestBody ?? null);
@@ -177,21 +247,35 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
   const token = Buffer.from(options.token);
 
   return async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
-    const error = (status: number, code: string, message: string) => sendJson(res, status, { error: message, code, requestId });
+    const error = (status: number, code: string, message: string, headers?: Record<string, string>) => sendJson(res, status, { error: message, code, requestId }, headers);
     const header = String(req.headers.authorization ?? '');
     const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     let params: Record<string, string> = {};
+    let undecodable = false;
     const route = routes.find((r) => {
       const m = r.method === req.method ? r.pattern.exec(path) : null;
-      if (m) params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
+      if (m) {
+        const values = r.names.map((_, i) => decodePathSegment(m[i + 1]!));
+        undecodable = values.includes(undefined);
+        params = Object.fromEntries(r.names.map((n, i) => [n, values[i] ?? '']));
+      }
       return Boolean(m);
     });
     if (!route) return error(404, 'not_found', 'No such admin operation.');
+    // A path id that is not even valid percent-encoding names nothing: the operation's 404.
+    if (undecodable) return error(404, 'not_found', 'No such resource: a path segment is not valid percent-encoding.');
     let body: JsonObject = {};
-    const raw = (await readBody(req, options.bodyLimit ?? 64 * 1024)).toString('utf8');
-    if (route.validateBody) {
+    if (!route.validateBody) req.resume(); // no body is documented: whatever was sent is discarded unread
+    else {
+      let raw: string;
+      try {
+        raw = (await readBody(req, bodyLimit)).toString('utf8');
+      } catch (err) {
+        if (!(err instanceof BodyTooLarge)) throw err;
+        return error(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`, { connection: 'close' });
+      }
       try {
         body = raw ? (JSON.parse(raw) as JsonObject) : {};
       } catch {
@@ -203,7 +287,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
       }
     }
     try {
-      const result = await options.store.transaction((tx) => adminHandlers[route.operationId]!({ tx, params, body, now: new Date().toISOString() }));
+      const result = await options.store.transaction((tx) => adminHandlers[route.operationId]!({ tx, params, body, now: new Date().toISOString(), contract }));
       if (result.status === 204) {
         res.writeHead(204).end();
         return;

@@ -4,7 +4,7 @@ import { Failure } from '../failure.ts';
 import { validAddress } from '../eip55.ts';
 import { fromCents, normalizeAmount, toCents } from '../money.ts';
 import { PIX_QUOTE_MAX_CENTS, testValue } from '../test-values.ts';
-import type { RecipientRecord, TransferRecord, TransferStatus } from '../store/types.ts';
+import type { RecipientRecord, Transaction, TransferRecord, TransferStatus } from '../store/types.ts';
 import { compact, type OperationHandler } from './context.ts';
 
 const CURRENCY: Record<string, string> = { brl_pix: 'BRL', usd_ach: 'USD', usd_wire: 'USD', wallet: 'USD' };
@@ -28,6 +28,18 @@ export const getBankingBalance: OperationHandler = {
   },
 };
 
+/**
+ * Whether another ACTIVE recipient of the organization uses the nickname (section 2: unique among active
+ * recipients), whoever saves or activates the recipient: the API (createRecipient) or the dashboard (admin).
+ * Locks the organization first, so the answer holds until the transaction ends (no race between instances)
+ * and later checks in the same transaction (the PIX key) are covered too.
+ */
+export async function activeNicknameTaken(tx: Transaction, organizationId: string, nickname: string, exceptRecipientId?: string): Promise<boolean> {
+  await tx.lockOrganization(organizationId);
+  const found = await tx.findActiveRecipientByNickname(organizationId, nickname);
+  return Boolean(found && found.id !== exceptRecipientId);
+}
+
 export const createRecipient: OperationHandler = {
   fingerprint: (body) => JSON.stringify([body.rail, body.nickname, body.pixKey ?? null, body.destinationAddress ?? null]),
   async run({ tx, org, body, idempotencyKey, now, newId }) {
@@ -35,8 +47,7 @@ export const createRecipient: OperationHandler = {
     const address = typeof body.destinationAddress === 'string' ? body.destinationAddress : null;
     if (address !== null && !validAddress(address)) throw new Failure('invalid_destination_address');
     if (nickname === testValue('recipient_partner_sync_failed').value) throw new Failure('recipient_partner_sync_failed');
-    await tx.lockOrganization(org.id); // the uniqueness checks below must not race another instance
-    if (await tx.findActiveRecipientByNickname(org.id, nickname)) throw new Failure('recipient_nickname_already_exists');
+    if (await activeNicknameTaken(tx, org.id, nickname)) throw new Failure('recipient_nickname_already_exists');
     const pixKey = typeof body.pixKey === 'string' ? body.pixKey : null;
     if (pixKey !== null && (await tx.findRecipientByPixKey(org.id, pixKey))) throw new Failure('recipient_already_exists');
     const recipient: RecipientRecord = {

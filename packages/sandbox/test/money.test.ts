@@ -1,0 +1,63 @@
+// money.ts: exact integer cents (BigInt) from decimal strings and JSON numbers, and back, at any size.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidAmount, fromCents, normalizeAmount, toCents } from '../src/money.ts';
+
+describe('money: exact cents', () => {
+  it('keeps every digit of amounts beyond 2^53 cents', () => {
+    expect(normalizeAmount('12345678901234567')).toBe('12345678901234567.00');
+    expect(normalizeAmount('999999999999999.99')).toBe('999999999999999.99');
+    expect(normalizeAmount('90071992547409.93')).toBe('90071992547409.93');
+    expect(toCents('999999999999999.99')).toBe(99999999999999999n);
+    expect(fromCents(99999999999999999n)).toBe('999999999999999.99');
+    expect(fromCents(toCents('999999999999999.99') - toCents('0.01'))).toBe('999999999999999.98');
+    expect(fromCents(-5n)).toBe('-0.05');
+    expect(fromCents(-12345n)).toBe('-123.45');
+  });
+
+  it('reads a JSON number through its shortest round-trip decimal (String(n)): 37.45 is "37.45"', () => {
+    for (const [n, text] of [
+      [37.45, '37.45'],
+      [0.07, '0.07'],
+      [1.1, '1.10'],
+      [100, '100.00'],
+      [1e21, '1000000000000000000000.00'],
+      [4503599627370497, '4503599627370497.00'],
+    ] as const) {
+      expect(normalizeAmount(n), String(n)).toBe(text);
+    }
+  });
+
+  it('refuses anything that is not a decimal with at most two decimal places', () => {
+    for (const bad of [0.1 + 0.2, 1.005, 37.456, 1e-7, 1.5e-7, -1, Number.NaN, Number.POSITIVE_INFINITY, '37.456', '1e3', ' 1', '1.', '.5', '-1.00', '', 'abc', null, undefined, {}, [1]]) {
+      expect(() => toCents(bad), String(bad)).toThrow(InvalidAmount);
+    }
+  });
+
+  it('round-trips any cents, however large, and agrees with the canonical string of its parts', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (cents) => {
+        const text = fromCents(cents);
+        expect(text).toMatch(/^\d+\.\d{2}$/);
+        expect(toCents(text)).toBe(cents);
+        expect(normalizeAmount(text)).toBe(text);
+      }),
+    );
+  });
+
+  it('a JSON number that shows a two-decimal value is exactly that many cents (no Math.round(n * 100))', () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 99 }), (whole, cents) => {
+        const text = `${whole}.${String(cents).padStart(2, '0')}`;
+        const n = Number(text);
+        // Only a double whose shortest decimal is the text itself (trailing zeros aside) carries that amount.
+        if (String(n) !== text.replace(/0+$/, '').replace(/\.$/, '')) return;
+        checked++;
+        expect(toCents(n), text).toBe(whole * 100n + BigInt(cents));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(checked).toBeGreaterThan(200); // many draws have no exact double
+  });
+});
