@@ -41,7 +41,7 @@ it('pays every invoice exactly once across a crash, faults and reruns', async ()
     { invoiceId: 'inv-drop', recipientId, amount: '12.00' }, // connection cut after the commit: the retry replays it
     { invoiceId: 'inv-closed', recipientId, amount: '14.00' }, // 503, the retry resolves it as failed: closed
     { invoiceId: 'inv-review', recipientId, amount: '15.00' }, // 409 pending review: flagged; the next run asks again
-    { invoiceId: 'inv-later', recipientId, amount: '16.00' }, // 503 provider_rate_limited, Retry-After 1 h: unresolved
+    { invoiceId: 'inv-later', recipientId, amount: '16.00' }, // 503 on every attempt until the client's deadline: unresolved
     { invoiceId: 'inv-crash', recipientId, amount: '17.00' }, // committed, then the process "dies" while waiting to retry
     { invoiceId: 'inv-plain', recipientId, amount: '18.00' }, // first sent by the second run (after the crash)
     { invoiceId: 'inv-rejected', recipientId, amount: '13.13' }, // pix_payout_rejected: nothing paid
@@ -53,7 +53,7 @@ it('pays every invoice exactly once across a crash, faults and reruns', async ()
     'inv-drop': { kind: 'drop_after_commit' },
     'inv-closed': { kind: 'unavailable', resolution: 'failed' },
     'inv-review': { kind: 'pending_review', resolution: 'completed' },
-    'inv-later': { kind: 'provider_rate_limited', retryAfterSeconds: 3600 },
+    'inv-later': { kind: 'unavailable', count: 1000 }, // outlasts the client's retry budget; cleared by the next invoice
     'inv-crash': { kind: 'drop_after_commit' },
   };
   const keyOf = new Map<string, string>();
@@ -83,6 +83,8 @@ it('pays every invoice exactly once across a crash, faults and reruns', async ()
         posts.push({ run, invoiceId });
         if (run === 1 && !seen.has(invoiceId)) {
           seen.add(invoiceId);
+          // inv-later's fault outlasts its own call: the next invoice starts without it.
+          if (invoiceId !== 'inv-later') await admin.req('DELETE', '/faults');
           const fault = faults[invoiceId];
           if (fault) await admin.fault({ operationId: 'createTransfer', count: 1, organizationId: org.id, ...fault });
           if (invoiceId === 'inv-crash') crashOnSleep = true;
@@ -113,7 +115,7 @@ it('pays every invoice exactly once across a crash, faults and reruns', async ()
   expect(afterCrash.invoices['inv-crash']!.idempotencyKey).toBe(await deriveIdempotencyKey('createTransfer', 'inv-crash'));
   expect(afterCrash.invoices['inv-closed']!.transferStatus).toBe('failed');
   expect(afterCrash.invoices['inv-review']!.errorCode).toBe('banking_transfer_attempt_pending_review');
-  expect(afterCrash.invoices['inv-later']!.errorCode).toBe('provider_rate_limited');
+  expect(afterCrash.invoices['inv-later']!.errorCode).toBe('temporarily_unavailable');
   expect(sleeps.some((ms) => ms >= 60_000)).toBe(true); // the 503's first wait, in virtual time
   expect(await transfers()).toBe(5); // 503, 502, drop, closed (a failed transfer), crash (committed before the cut)
   expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);

@@ -38,6 +38,8 @@ interface Request {
 /** How the one transaction of a request ended: refused, a fault to act out, or the operation's result. */
 type Outcome = { refused: Failure } | { fault: FaultRecord; request: Request } | { result: OperationResult };
 
+const EMPTY_BODY: Buffer = Buffer.alloc(0);
+
 const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
 
 export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
@@ -71,11 +73,13 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     } catch (err) {
       if (err instanceof Failure) fail(res, line, err);
       else {
-        // A bug, not a contract outcome: a 503 with the shared body, never a stack trace.
-        line.status = 503;
-        line.code = 'temporarily_unavailable';
+        // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
+        // document, so that a contract test flags it. Answering the documented (retryable) 503 would hide
+        // the bug from the kit and have clients retry it forever.
+        line.status = 500;
+        line.code = 'internal_error';
         process.stderr.write(`sandbox: unexpected error for request ${requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
-        sendJson(res, 503, { error: 'Service temporarily unavailable.', code: 'temporarily_unavailable', requestId });
+        sendJson(res, 500, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code: 'internal_error', requestId });
       }
     } finally {
       line.ms = Math.round((performance.now() - started) * 100) / 100;
@@ -96,18 +100,20 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     const { op, params } = matched;
     line.operationId = op.operationId;
 
-    let raw: Buffer;
-    try {
-      raw = await readBody(req, bodyLimit);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
+    let raw = EMPTY_BODY;
+    if (op.hasBody || op.bodyLimited) {
+      try {
+        raw = await readBody(req, bodyLimit);
+      } catch (err) {
+        if (!(err instanceof BodyTooLarge)) throw err;
         res.setHeader('connection', 'close');
-        throw new Failure('payload_too_large');
+        throw new Failure(op.payloadTooLargeCode ?? 'invalid_request', op.payloadTooLargeCode ? undefined : `Request body larger than ${bodyLimit} bytes.`);
       }
-      throw err;
+    } else {
+      req.resume(); // an operation without a body ignores one, unread: never a 413 the spec does not document
     }
 
-    const presented = req.headers['x-api-key'];
+    const presented = req.headers[contract.apiKeyHeader];
     const key = Array.isArray(presented) ? undefined : presented;
     if (!wellFormed(key)) throw new Failure('invalid_api_key');
     const hash = hashApiKey(key);

@@ -251,10 +251,11 @@ export const COMMANDS: readonly Command[] = [
       `OPERATION_ID is one of: ${PUBLIC_OPERATIONS.join(', ')}.`,
       'KIND is one of:',
       '  unavailable            503 temporarily_unavailable, nothing done (createTransfer: the attempt stays unresolved)',
-      '  pending_review         createTransfer: 409 banking_transfer_attempt_pending_review (others: as unavailable)',
+      '  pending_review         createTransfer only: 409 banking_transfer_attempt_pending_review',
       '  edge_502, edge_504     502/504 without a JSON body, as from the edge (--commit: the action was done)',
       '  drop_after_commit      the action is done, then the connection is closed without a response',
-      '  provider_rate_limited  503 provider_rate_limited with Retry-After (--retry-after)',
+      '  provider_rate_limited  issueCard only: 503 provider_rate_limited with Retry-After (--retry-after)',
+      'A kind is refused on an operation whose spec does not document the answer it produces.',
       `RESOLUTION is one of: ${ATTEMPT_RESOLUTIONS.join(', ')}.`,
     ].join('\n'),
     examples: [

@@ -44,12 +44,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   await store.migrate();
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8')) as OpenApiDocument;
+  const contract = loadContract(loadSpec());
   const { handle } = createSandbox({
     store,
-    contract: loadContract(loadSpec()),
+    contract,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
-    admin: createAdmin({ store, spec: adminSpec, token: adminToken }),
+    admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract }),
   });
   const files = options.staticFiles ?? {};
   const server = createServer((req, res) => {

@@ -7,7 +7,7 @@ import { createValidator, errorCatalog, loadSpec, operations, type JsonObject, t
 import { testValue } from '../src/test-values.ts';
 import { checksumAddress } from '../src/eip55.ts';
 import { createCheckoutSession } from '../src/operations/checkout.ts';
-import { UUID, adminOf, call, type Reply } from './support.ts';
+import { UUID, adminOf, call, rawCall, type Reply } from './support.ts';
 import { adminSpecPath, type RunningSandbox } from '../src/sandbox.ts';
 
 const catalog = errorCatalog(loadSpec());
@@ -444,6 +444,13 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(reply, 'payload_too_large');
       });
 
+      it('an operation without a body ignores one, however large: no 413 where the spec documents none', async () => {
+        const { key } = await admin.org();
+        const reply = await rawCall(sandbox.url, 'GET', '/v1/banking/balance', { 'x-api-key': key, 'content-type': 'application/json' }, 'x'.repeat(200_000));
+        expect(reply.status, reply.text).toBe(200);
+        expect(JSON.parse(reply.text)).toHaveProperty('balances');
+      });
+
       it('every error carries a fresh requestId', async () => {
         const ids = new Set<string>();
         for (let i = 0; i < 5; i++) ids.add((await api('GET', '/v1/banking/balance')).body.requestId);
@@ -575,6 +582,24 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(refused, 'rate_limit_exceeded');
         expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
         expect((await api('GET', '/v1/banking/balance', { key: other.key })).status).toBe(200);
+      });
+
+      it('a request refused after it was counted (403 product off, 400 invalid body) still counts: the 601st is refused', async () => {
+        const limit = (loadSpec() as any)['x-rate-limit'].limit as number;
+        const { key } = await admin.org({ checkout: false });
+        const statuses: number[] = [];
+        for (let batch = 0; batch < limit / 50; batch++) {
+          const replies = await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              i % 2
+                ? api('POST', '/v1/checkout/products', { key, idem: unique('product'), body: {} })
+                : api('POST', '/v1/banking/transfers', { key, idem: unique('trf'), body: { amount: 'ten' } }),
+            ),
+          );
+          statuses.push(...replies.map((r) => r.status));
+        }
+        expect(new Set(statuses)).toEqual(new Set([statusOf('api_access_disabled'), statusOf('invalid_request')]));
+        expectError(await api('GET', '/v1/banking/balance', { key }), 'rate_limit_exceeded');
       });
     });
   });

@@ -1,5 +1,6 @@
 // Test support: a running sandbox (embedded or PostgreSQL), an admin helper, and raw HTTP calls that keep
 // status, headers and body, so tests assert exactly what a client would see on the wire.
+import { request } from 'node:http';
 import { startSandbox, type RunningSandbox, type StartOptions } from '../src/sandbox.ts';
 
 export interface Reply {
@@ -27,6 +28,22 @@ export async function call(base: string, method: string, path: string, opts: { k
     parsed = undefined;
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** A request fetch refuses to send (a GET with a body): status and text only. */
+export function rawCall(base: string, method: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export function adminOf(sandbox: { url: string; adminToken: string }) {

@@ -1,0 +1,43 @@
+// A bug in the sandbox is not a contract outcome: it answers 500 internal_error (a status the spec does not
+// document, so the contract kit flags it) with the shared error body and no stack trace, never the
+// documented, retryable 503 that would hide it from the kit and have clients retry it forever.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSqliteStore } from '../src/store/index.ts';
+import type { Store } from '../src/store/types.ts';
+import { startSandbox, type RunningSandbox } from '../src/sandbox.ts';
+import { UUID, adminOf, call } from './support.ts';
+
+let sandbox: RunningSandbox;
+let broken = false;
+const errors: string[] = [];
+const write = process.stderr.write.bind(process.stderr);
+
+beforeAll(async () => {
+  const real = createSqliteStore();
+  // The store throws a programming error (not a documented Failure) while `broken` is set.
+  const store: Store = {
+    kind: real.kind,
+    migrate: () => real.migrate(),
+    close: () => real.close(),
+    transaction: (fn) => (broken ? Promise.reject(new TypeError('a bug in the store')) : real.transaction(fn)),
+  };
+  sandbox = await startSandbox({ store });
+  process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+});
+afterAll(async () => {
+  process.stderr.write = write;
+  await sandbox?.close();
+});
+
+it('answers 500 internal_error with the shared body, logs the stack to stderr, and goes on', async () => {
+  const { key } = await adminOf(sandbox).org();
+  broken = true;
+  const reply = await call(sandbox.url, 'GET', '/v1/banking/balance', { key });
+  broken = false;
+  expect(reply.status, reply.text).toBe(500);
+  expect(reply.body).toEqual({ error: expect.any(String), code: 'internal_error', requestId: expect.stringMatching(UUID) });
+  expect(reply.text).not.toMatch(/TypeError|at .*\.ts/);
+  expect(errors.join('')).toContain(reply.body.requestId);
+  expect(errors.join('')).toContain('a bug in the store');
+  expect((await call(sandbox.url, 'GET', '/v1/banking/balance', { key })).status).toBe(200);
+});
