@@ -1,9 +1,9 @@
-// Compiled by test/consumer-fixture.test.ts with plain consumer settings (no path mapping, no .ts imports):
+// Compiled by test/packages.test.ts with plain consumer settings (no path mapping, no .ts imports):
 // everything here resolves through the packages' `exports` and their built declarations. The
-// The expect-error directives prove the types are real: if a type decayed to `any`, they would fail.
+// expect-error directives prove the types are real: if a type decayed to `any`, they would fail.
 import type { ErrorBody, ErrorCode, Transfer, TransferStatus, paths } from '@payments/types';
 import { errorCodes } from '@payments/types';
-import { ApiError, classifyTransfer, createPaymentsClient, deriveIdempotencyKey } from '@payments/client';
+import { ApiError, classifyTransfer, createPaymentsClient, deriveIdempotencyKey, isApiError } from '@payments/client';
 
 const status: TransferStatus = 'pending';
 // @ts-expect-error not a documented transfer status
@@ -29,6 +29,31 @@ export async function payInvoice(invoiceId: string): Promise<Transfer | undefine
     if (err instanceof ApiError && err.code === 'recipient_not_found') return undefined;
     throw err;
   }
+}
+
+/** Error codes are typed per operation (read from the spec); a code the spec does not know still comes through. */
+export function branch(err: unknown): string {
+  if (isApiError(err, 'createTransfer', 'banking_transfer_attempt_pending_review', 'banking_transfer_idempotency_conflict')) {
+    const narrowed: 'banking_transfer_attempt_pending_review' | 'banking_transfer_idempotency_conflict' = err.code;
+    return narrowed;
+  }
+  // @ts-expect-error a misspelled code is a type error
+  if (isApiError(err, 'createTransfer', 'banking_transfer_idempotency_conflit')) return 'never';
+  // @ts-expect-error a code of another operation
+  if (isApiError(err, 'createTransfer', 'checkout_pix_not_available')) return 'never';
+  // @ts-expect-error not an operation
+  if (isApiError(err, 'createTransfers')) return 'never';
+  if (isApiError(err, 'createTransfer')) {
+    const code: ErrorCode<'createTransfer'> | (string & {}) = err.code;
+    const operation: 'createTransfer' = err.operationId;
+    switch (err.code) {
+      case 'recipient_not_found':
+        return 'fix the recipient';
+      default:
+        return `${operation}: ${code}`; // a code newer than this build of the types
+    }
+  }
+  return 'not an API error';
 }
 
 export async function wrongCalls(): Promise<void> {

@@ -1,19 +1,28 @@
 // What the client checks before sending and how it retries, read from the bundled document so the client
 // (which may depend on nothing but openapi-fetch) carries the spec's own values: Idempotency-Key rules per
-// operation, decimal fields and mutually exclusive fields of request bodies with their error codes, the
-// catalog's retryable codes and the transfer's minimum wait after a temporary 503.
-import { deref, errorCatalog, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+// operation, decimal fields and mutually exclusive fields of request bodies with their error codes, what
+// is retried (the edge's statuses, the catalog's x-retryable codes) and the transfer's minimum wait after a
+// temporary 503.
+import { deref, edgeStatuses, errorCatalog, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 
-interface KeyRule {
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
+/**
+ * The key schema as one regular expression (the client's code stays small): the pattern alone when it is
+ * `^[class]{m,n}$` within the length bounds, else the lengths as a lookahead before the (unanchored) pattern.
+ */
+function keyPattern(schema: JsonObject): string {
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  const max = typeof schema.maxLength === 'number' ? String(schema.maxLength) : '';
+  const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
+  const bounded = pattern && /^\^\[[^\]]+\]\{(\d+),(\d+)\}\$$/.exec(pattern);
+  if (bounded && Number(bounded[1]) >= min && (max === '' || Number(bounded[2]) <= Number(max))) return pattern;
+  const lengths = `^(?=[\\s\\S]{${min},${max}}$)`;
+  return pattern ? `${lengths}[\\s\\S]*?(?:${pattern})` : `^[\\s\\S]{${min},${max}}$`;
 }
 interface BodyRule {
   /** Fields holding a decimal amount (number or string), with the code a bad value gets. */
   decimals: Record<string, { code: string; pattern: string }>;
-  /** Groups of fields that must not be sent together, with the code. */
-  exclusive: { fields: string[]; code: string }[];
+  /** Groups of fields that must not be sent together, with the code (absent: none). */
+  exclusive?: { fields: string[]; code: string }[];
 }
 
 const INVALID_REQUEST = 'invalid_request';
@@ -35,7 +44,7 @@ function bodyRule(doc: OpenApiDocument, operation: JsonObject): BodyRule | undef
   const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
   const schema = isObject(media) ? deref(doc, media.schema ?? null) : undefined;
   if (!isObject(schema) || !isObject(schema.properties)) return undefined;
-  const rule: BodyRule = { decimals: {}, exclusive: [] };
+  const rule: BodyRule = { decimals: {} };
   for (const [name, prop] of Object.entries(schema.properties)) {
     const pattern = decimalPattern(doc, prop);
     if (!pattern) continue;
@@ -44,14 +53,14 @@ function bodyRule(doc: OpenApiDocument, operation: JsonObject): BodyRule | undef
   }
   const not = isObject(schema.not) ? schema.not : undefined;
   if (not && Array.isArray(not.required)) {
-    rule.exclusive.push({ fields: not.required.map(String), code: String(not['x-error-code'] ?? INVALID_REQUEST) });
+    rule.exclusive = [{ fields: not.required.map(String), code: String(not['x-error-code'] ?? INVALID_REQUEST) }];
   }
-  return Object.keys(rule.decimals).length || rule.exclusive.length ? rule : undefined;
+  return Object.keys(rule.decimals).length || rule.exclusive ? rule : undefined;
 }
 
 export function specRulesModule(doc: OpenApiDocument): string {
   const operationIds: Record<string, string> = {};
-  const idempotencyKeys: Record<string, KeyRule> = {};
+  const idempotencyKeys: Record<string, string> = {};
   const bodies: Record<string, BodyRule> = {};
   let transferRetry: JsonObject | undefined;
   for (const { method, path, operationId, operation } of operations(doc)) {
@@ -61,11 +70,7 @@ export function specRulesModule(doc: OpenApiDocument): string {
       if (!isObject(param) || param.name !== 'Idempotency-Key' || param.in !== 'header') continue;
       const schema = deref(doc, param.schema ?? null);
       if (!isObject(schema)) continue;
-      idempotencyKeys[operationId] = {
-        ...(typeof schema.minLength === 'number' ? { minLength: schema.minLength } : {}),
-        ...(typeof schema.maxLength === 'number' ? { maxLength: schema.maxLength } : {}),
-        ...(typeof schema.pattern === 'string' ? { pattern: schema.pattern } : {}),
-      };
+      idempotencyKeys[operationId] = keyPattern(schema);
     }
     const rule = bodyRule(doc, operation);
     if (rule) bodies[operationId] = rule;
@@ -74,17 +79,37 @@ export function specRulesModule(doc: OpenApiDocument): string {
   }
   const unavailable: Record<string, number> = {};
   if (transferRetry) unavailable[String(transferRetry.operationId)] = Number(transferRetry.minDelaySeconds) * 1000;
-  const catalog = errorCatalog(doc);
-  const retryable = [...new Set(catalog.filter((e) => e.retryable).map((e) => e.code))].sort();
-  const notRetryable503 = [...new Set(catalog.filter((e) => e.status === 503 && !e.retryable).map((e) => e.code))].sort();
   const out = (name: string, doc: string, value: unknown) => `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const;\n`;
   return [
     '',
     out('operationIds', 'operationId by "METHOD /path".', operationIds),
-    out('idempotencyKeyRules', 'The Idempotency-Key schema of each operation that takes one.', idempotencyKeys),
+    out('idempotencyKeyRules', 'The Idempotency-Key schema (minLength, maxLength, pattern) of each operation that takes one, as one regular expression.', idempotencyKeys),
     out('bodyRules', 'Decimal and mutually exclusive fields of request bodies, with the code a violation gets.', bodies),
     out('unavailableMinDelayMs', 'Minimum wait before retrying after a temporary 503, per operation (x-retry).', unavailable),
-    out('retryableCodes', 'Codes the catalog marks x-retryable: repeated with the same Idempotency-Key.', retryable),
-    out('nonTransient503Codes', '503 codes that are configuration, not transient: never retried.', notRetryable503),
+    out(
+      'retryOn',
+      'What is retried, by status or code, per operation ("*": the entries every operation shares). "backoff": the edge (x-origin: edge), outcome unknown; "unavailable": the temporary status of x-retry, waited at least its minimum; "retryAfter": another x-retryable status (a rate limit), its Retry-After waited as it is; false: a code the catalog marks not x-retryable under a retried status (configuration).',
+      retryOnRules(doc, transferRetry ? Number(transferRetry.status) : undefined),
+    ),
   ].join('\n');
+}
+
+type RetryMode = 'backoff' | 'retryAfter' | 'unavailable' | false;
+
+function retryOnRules(doc: OpenApiDocument, unavailableStatus: number | undefined): Record<string, Record<string, RetryMode>> {
+  const perOperation: Record<string, Record<string, RetryMode>> = {};
+  for (const { operationId } of operations(doc)) perOperation[operationId] = {};
+  for (const { operationId, status } of edgeStatuses(doc)) perOperation[operationId]![status] = 'backoff';
+  const catalog = errorCatalog(doc);
+  for (const e of catalog) if (e.retryable) perOperation[e.operationId]![e.status] = e.status === unavailableStatus ? 'unavailable' : 'retryAfter';
+  for (const e of catalog) if (!e.retryable && perOperation[e.operationId]![e.status]) perOperation[e.operationId]![e.code] = false;
+  // The entries every operation has go once under "*": the client's own code stays small.
+  const rules = Object.values(perOperation);
+  const shared = Object.fromEntries(Object.entries(rules[0] ?? {}).filter(([key, mode]) => rules.every((r) => r[key] === mode)));
+  const result: Record<string, Record<string, RetryMode>> = { '*': shared };
+  for (const [operationId, rule] of Object.entries(perOperation)) {
+    const own = Object.fromEntries(Object.entries(rule).filter(([key]) => !(key in shared)));
+    if (Object.keys(own).length) result[operationId] = own;
+  }
+  return result;
 }

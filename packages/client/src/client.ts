@@ -4,11 +4,11 @@
 // the typed data with the key and the attempt count, or throws one of our errors carrying both.
 import createClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payments/types';
-import { AbortError, ApiError, EdgeError, PaymentsError, type ErrorContext } from './errors.ts';
-import { operationIds, retryableCodes } from './generated/spec-rules.ts';
+import { AbortError, ApiError, EdgeError, PaymentsError, ResponseError, TimeoutError, text } from './errors.ts';
+import { operationIds } from './generated/spec-rules.ts';
 import { newIdempotencyKey } from './idempotency.ts';
-import { policyFor, type RetryOptions, type RetryPolicy } from './policy.ts';
-import { attemptSignal, parseRetryAfter, retryingFetch, sleep, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
+import { policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
+import { attemptSignal, parseRetryAfter, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
 import { checkBody, checkIdempotencyKey } from './validate.ts';
 
 /** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
@@ -64,7 +64,9 @@ export interface PaymentsClientOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
-const inBrowser = () => typeof (globalThis as { document?: unknown }).document !== 'undefined';
+// A page, or a browser's web worker (importScripts exists only there: not in Deno's or an edge runtime's workers).
+const inBrowser = ({ document, WorkerGlobalScope, importScripts } = globalThis as { document?: unknown; WorkerGlobalScope?: unknown; importScripts?: unknown }) =>
+  document !== undefined || (WorkerGlobalScope !== undefined && typeof importScripts === 'function');
 
 export function createPaymentsClient(options: PaymentsClientOptions) {
   if (inBrowser() && !options.dangerouslyAllowBrowser) {
@@ -94,34 +96,46 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     // Only a POST gets a key (and so its own header object); a GET passes its params through untouched.
     const header = method === 'POST' ? { ...rest.params?.header } : undefined;
     const key: string | undefined = header && (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey());
-    const context: ErrorContext & { attempts: number } = { operationId, idempotencyKey: key, attempts: 0 };
+    const context: CallContext = { operationId, idempotencyKey: key, attempts: 0 };
     if (header && key !== undefined) {
-      checkIdempotencyKey(operationId ?? '', key, context);
+      checkIdempotencyKey(operationId, key, context);
       header['Idempotency-Key'] = key;
     }
-    const body = rest.body === undefined ? undefined : checkBody(operationId ?? '', rest.body, context);
+    const body = rest.body === undefined ? undefined : checkBody(operationId, rest.body, context);
     if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
-    let bodyText: string | undefined;
-    const state: CallState = { caller, first: attemptSignal(runtime.timeoutMs, caller), bodyText: () => bodyText };
+    // Every field from the start: one object shape for every call.
+    const state: CallState = { caller, attempt: attemptSignal(runtime.timeoutMs, caller), bodyText: undefined, status: undefined };
     let policy = policies.get(operationId);
     if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
     const fetch = retryingFetch(runtime, policy, context, state);
     let result;
     try {
-      result = await api.request(method as 'get', path as never, {
-        ...rest,
-        ...(header ? { params: { ...rest.params, header } } : {}),
-        ...(body === undefined ? {} : { body, bodySerializer: (value: unknown) => (bodyText = JSON.stringify(value)) }),
-        fetch,
-      } as never);
-      if (!result.response.ok) throw toError(result.response, result.error, context);
-    } catch (err) {
-      log?.({ event: 'failure', operationId, idempotencyKey: key, attempts: context.attempts, ...(err instanceof ApiError ? { status: err.status, code: err.code } : {}) });
+      // Built by assignment: a GET spreads no empty objects (the per-call cost is measured, bench/client).
+      const request: Record<string, unknown> = { ...rest, fetch };
+      if (header) request.params = { ...rest.params, header };
+      if (body !== undefined) {
+        request.body = body;
+        request.bodySerializer = (value: unknown) => (state.bodyText = JSON.stringify(value));
+      }
+      result = await api.request(method as 'get', path as never, request as never);
+      if (!result.response.ok) throw toError(result.response, result.error, context, runtime.now());
+    } catch (raw) {
+      // Raised while openapi-fetch read the body of the answer the loop returned (timeout, abort, not JSON):
+      // made one of ours, so the caller keeps the key of a payment that may have been made.
+      const err =
+        raw instanceof PaymentsError || state.status === undefined
+          ? raw
+          : caller?.aborted
+            ? new AbortError(context)
+            : timedOut(state.attempt)
+              ? new TimeoutError(runtime.timeoutMs, context)
+              : new ResponseError(state.status, raw, context);
+      log?.({ event: 'failure', ...context, ...(err instanceof ApiError ? { status: err.status, code: err.code } : {}) });
       throw err;
     } finally {
-      (state.last ?? state.first).dispose();
+      state.attempt.dispose();
     }
-    log?.({ event: 'success', operationId, idempotencyKey: key, attempts: context.attempts, status: result.response.status });
+    log?.({ event: 'success', ...context, status: result.response.status });
     return { data: result.data, response: result.response, idempotencyKey: key, attempts: context.attempts };
   }
 
@@ -134,13 +148,16 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
 
 export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
 
-function toError(response: Response, body: unknown, context: ErrorContext & { attempts: number }): PaymentsError {
+/** `retryable` follows the spec, not the caller's policy: a status the caller chose not to retry may still succeed later. */
+function toError(response: Response, body: unknown, context: CallContext, now: number): PaymentsError {
   const { status } = response;
   const json = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
-  if ((status === 502 || status === 504) && !json) return new EdgeError(status, context);
-  const code = typeof json?.code === 'string' ? json.code : undefined;
-  // Retryable: the catalog says so, or the status class means the outcome is unknown/transient.
-  const retryable = code ? (retryableCodes as readonly string[]).includes(code) || status === 502 || status === 504 : status === 429 || status >= 502;
-  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
-  return new ApiError(status, json, retryable, { ...context, retryAfter: retryAfterMs === undefined ? undefined : retryAfterMs / 1000 });
+  const code = text(json?.code);
+  const mode = retryMode(specRetryOnFor(context.operationId), status, code);
+  if (mode === 'backoff' && !json) return new EdgeError(status, context);
+  // A 5xx leaves the outcome unknown (section 7; never a new key), unless the catalog calls its code not
+  // retryable (configuration). A 4xx is a refusal, unless the spec retries it (a rate limit).
+  const retryable = status >= 500 ? mode !== false : Boolean(mode);
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
+  return new ApiError(status, json, retryable, { ...context, retryAfter: retryAfterMs && retryAfterMs / 1000 });
 }

@@ -1,6 +1,14 @@
 // One error hierarchy. Every error carries the Idempotency-Key of its call (store it: a later process can
 // resume the same payment with it) and how many attempts were sent. No error holds the request, its
 // headers or the API key: they are never enumerable, never in a message, never in JSON.
+import type { ErrorCode, OperationId } from '@payments/types';
+
+/** The codes the spec gives each operation; `CodeOf<Op>` also takes a union of operations. */
+type Codes = { [Op in OperationId]: ErrorCode<Op> };
+export type CodeOf<Op extends OperationId> = Codes[Op];
+
+/** A string field of a body that may hold anything. */
+export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 export interface ErrorContext {
   operationId?: string | undefined;
@@ -26,18 +34,22 @@ export class PaymentsError extends Error {
     this.attempts = context.attempts ?? 0;
   }
 
-  toJSON(): Record<string, unknown> {
-    const { stack: _stack, cause: _cause, ...fields } = this as unknown as Record<string, unknown>;
-    return { ...fields, message: this.message };
+  /** The own enumerable fields (stack and cause are not: the cause may hold anything) and the message. */
+  toJSON(): object {
+    return { ...this, message: this.message };
   }
 }
 
-/** The API answered with the shared error body (or a non-2xx without one that is not the edge's). */
-export class ApiError<Code extends string = string> extends PaymentsError {
+/**
+ * The API answered with the shared error body (or a non-2xx without one that is not the edge's). Narrow it
+ * to an operation, and so type its codes, with `isApiError(err, 'createTransfer')`.
+ */
+export class ApiError<Op extends OperationId = OperationId> extends PaymentsError {
   override name = 'ApiError';
+  declare operationId: Op;
   declare status: number;
-  /** Machine-readable code; unknown codes are passed through as they came. */
-  declare code: Code;
+  /** Machine-readable code: one the spec gives the operation, or one it does not know yet (passed through as it came). */
+  declare code: CodeOf<Op> | (string & {});
   declare requestId: string | undefined;
   /** Seconds from a Retry-After header, when the response had one. */
   declare retryAfter: number | undefined;
@@ -48,16 +60,25 @@ export class ApiError<Code extends string = string> extends PaymentsError {
     retryable: boolean,
     context: ErrorContext & { retryAfter?: number | undefined },
   ) {
-    const code = typeof body?.code === 'string' ? body.code : `http_${status}`;
-    super(typeof body?.error === 'string' ? body.error : `HTTP ${status}`, retryable, context);
+    super(text(body?.error) ?? `HTTP ${status}`, retryable, context);
     this.status = status;
-    this.code = code as Code;
-    this.requestId = typeof body?.requestId === 'string' ? body.requestId : undefined;
+    this.code = text(body?.code) ?? `http_${status}`;
+    this.requestId = text(body?.requestId);
     this.retryAfter = context.retryAfter;
   }
 }
 
-/** 502/504 without the JSON error body, from the edge network: the outcome is unknown. */
+/**
+ * An ApiError of that operation (with one of those codes, when given). The codes are checked against the
+ * operation's codes in the spec, so a misspelled or foreign code is a type error, and `err.code` narrows.
+ */
+export function isApiError<Op extends OperationId>(err: unknown, operationId: Op): err is ApiError<Op>;
+export function isApiError<Op extends OperationId, const C extends CodeOf<Op>>(err: unknown, operationId: Op, ...codes: [C, ...C[]]): err is ApiError<Op> & { code: C };
+export function isApiError(err: unknown, operationId: string, ...codes: string[]): boolean {
+  return err instanceof ApiError && err.operationId === operationId && (!codes.length || codes.includes(err.code));
+}
+
+/** The edge's 502/504 (statuses marked x-origin: edge), without the JSON error body: the outcome is unknown. */
 export class EdgeError extends PaymentsError {
   override name = 'EdgeError';
   declare status: number;
@@ -83,7 +104,17 @@ export class NetworkError extends PaymentsError {
   }
 }
 
-/** The caller's AbortSignal fired (during an attempt or a wait). */
+/** An answer came (`status`) but its body could not be read (not JSON, cut off): the outcome is unknown. */
+export class ResponseError extends PaymentsError {
+  override name = 'ResponseError';
+  declare status: number;
+  constructor(status: number, cause: unknown, context: ErrorContext) {
+    super(`HTTP ${status} unreadable: outcome unknown, retry with the same Idempotency-Key`, true, context, { cause });
+    this.status = status;
+  }
+}
+
+/** The caller's AbortSignal fired (during an attempt, a wait, or the reading of the answer). */
 export class AbortError extends PaymentsError {
   override name = 'AbortError';
   constructor(context: ErrorContext) {

@@ -17,13 +17,10 @@ export async function deriveIdempotencyKey(operation: string, stableId: string, 
   if (!stableId) throw new TypeError('empty stable id');
   const ns = namespace.replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace: not a UUID');
-  const name = new TextEncoder().encode(`${operation}:${stableId}`);
-  const data = new Uint8Array(16 + name.length);
-  for (let i = 0; i < 16; i++) data[i] = parseInt(ns.slice(i * 2, i * 2 + 2), 16);
-  data.set(name, 16);
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', data)).slice(0, 16);
+  const data = new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...new TextEncoder().encode(`${operation}:${stableId}`)]);
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', data));
   hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
   hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant
-  const hex = [...hash].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const hex = [...hash].map((b) => (b | 256).toString(16).slice(1)).join(''); // 40 digits: the UUID takes the first 32
+  return hex.replace(/(.{8})(.{4})(.{4})(.{4})(.{12}).*/, '$1-$2-$3-$4-$5');
 }

@@ -1,22 +1,37 @@
-// The retry policy, as data per operation. What is retried comes from the provider's document (design.md,
-// "Retry and idempotency rules"); the waits are ours, except where the spec gives one (a transfer's
-// temporary 503: at least 60 s, from `x-retry`). Every retry of a call carries the same Idempotency-Key.
-import { nonTransient503Codes, unavailableMinDelayMs } from './generated/spec-rules.ts';
+// The retry policy, as data per operation. What is retried comes from the spec (generated/spec-rules.ts:
+// the edge's statuses, the catalog's x-retryable codes, x-retry's minimum for a transfer's temporary 503);
+// the waits are ours, except that minimum. Every retry of a call carries the same Idempotency-Key.
+import type { ErrorCode, OperationId } from '@payments/types';
+import { retryOn as specRetryOn, unavailableMinDelayMs } from './generated/spec-rules.ts';
+
+/**
+ * How an answer is retried. `backoff`: the outcome is unknown (the edge's 502/504); doubling jittered
+ * waits. `retryAfter`: a rate limit; its Retry-After waited as it is, else backoff. `unavailable`: a
+ * temporary 503; at least `unavailableMinDelayMs`, then longer, and never less than Retry-After. `false`:
+ * not retried.
+ */
+export type RetryMode = 'backoff' | 'retryAfter' | 'unavailable' | false;
+/** By status (`"503"`) or by code (`provider_rate_limited`); a code's entry wins over its status's. */
+export type RetryOn = Readonly<Record<string, RetryMode>>;
 
 export interface RetryPolicy {
   /** Requests at most, the first included. */
   maxAttempts: number;
   /** No retry starts when it would end its wait later than this after the call started. */
   deadlineMs: number;
-  /** First backoff after a network error, a timeout, a 502/504 or a 429 without Retry-After; doubles. */
+  /** First backoff after a network error, a timeout, an edge error or a rate limit without Retry-After; doubles. */
   baseDelayMs: number;
   /** Cap of the doubling backoff (a Retry-After is honoured even when longer, within the deadline). */
   maxDelayMs: number;
   /** First wait after a temporary 503 (never below the spec's minimum for the operation); doubles. */
   unavailableMinDelayMs: number;
+  /** What is retried; merged entry by entry over the defaults (the spec's, per operation). */
+  retryOn: RetryOn;
 }
 
-export type RetryOptions = Partial<RetryPolicy> & { operations?: Partial<Record<string, Partial<RetryPolicy>>> };
+export type RetryOptions = Partial<RetryPolicy> & { operations?: { [Op in OperationId]?: Partial<RetryPolicy> } };
+
+const rules = specRetryOn as Record<string, RetryOn | undefined>;
 
 export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 5,
@@ -24,45 +39,62 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   unavailableMinDelayMs: 1_000,
+  retryOn: rules['*']!,
 };
 
-/** Transfers wait out provider outages: the spec's 60 s first, then up to 10 min between tries, 30 min in all. */
-const operationDefaults: Record<string, Partial<RetryPolicy>> = {
+/**
+ * Ours, on top of the spec's. Transfers wait out provider outages: the spec's 60 s first, then up to 10 min
+ * between tries, 30 min in all. The spec says in prose only that `provider_rate_limited` waits exactly its
+ * Retry-After; typed by the operation's codes, so the entry cannot name a code the spec lacks.
+ */
+const operationDefaults: { [Op in OperationId]?: Partial<Omit<RetryPolicy, 'retryOn'>> & { retryOn?: { [C in ErrorCode<Op> & string]?: RetryMode } } } = {
   createTransfer: { maxAttempts: 10, deadlineMs: 30 * 60_000, maxDelayMs: 10 * 60_000 },
+  issueCard: { retryOn: { provider_rate_limited: 'retryAfter' } },
 };
+
+/** The spec's retry entries of an operation (no caller override): what `retryable` on an error says. */
+export const specRetryOnFor = (operationId: string | undefined): RetryOn => ({ ...rules['*'], ...rules[operationId!] });
 
 export function policyFor(operationId: string | undefined, options: RetryOptions = {}): RetryPolicy {
   const { operations, ...global } = options;
-  const id = operationId ?? '';
-  const policy = { ...defaultRetryPolicy, ...operationDefaults[id], ...global, ...operations?.[id] };
-  const specMin = (unavailableMinDelayMs as Record<string, number>)[id] ?? 0;
-  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, specMin);
+  const id = operationId as OperationId; // undefined (a path the spec lacks) finds no entry
+  const ours = operationDefaults[id];
+  const theirs = operations?.[id];
+  const policy = {
+    ...defaultRetryPolicy,
+    ...ours,
+    ...global,
+    ...theirs,
+    retryOn: { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
+  };
+  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, (unavailableMinDelayMs as Record<string, number>)[id] ?? 0);
   return policy;
+}
+
+/** The entry for this answer: its code's (own entries only: a code may be any string), else its status's. */
+export function retryMode(retryOn: RetryOn, status: number, code: string | undefined): RetryMode | undefined {
+  return code !== undefined && Object.hasOwn(retryOn, code) ? retryOn[code] : retryOn[status];
 }
 
 export type Attempt =
   | { kind: 'network' | 'timeout' }
   | { kind: 'response'; status: number; code: string | undefined; retryAfterMs: number | undefined };
 
-/** Waits d/2 + random·d/2: spread out, never below half the nominal delay. */
-const jitter = (d: number, random: () => number) => d / 2 + (random() * d) / 2;
-
 /**
- * How long to wait before the next attempt, or undefined when this outcome is final.
- * `attempt` counts the requests sent so far; `unavailable` the temporary 503s among them.
+ * How long to wait before the next attempt, or undefined when this outcome is final. `attempt` counts the
+ * requests sent so far; `counts.unavailable` the temporary 503s before this one (this call counts it).
  */
-export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: number, unavailable: number, random = Math.random): number | undefined {
-  const backoff = () => jitter(Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)), random);
+export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: number, counts: { unavailable: number }, random: () => number): number | undefined {
+  // d/2 + random·d/2: spread out, never below half the nominal delay.
+  const backoff = (d = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))) => d / 2 + (random() * d) / 2;
   if (outcome.kind !== 'response') return backoff(); // outcome unknown: same request, same key
   const { status, code, retryAfterMs } = outcome;
-  if (status === 502 || status === 504) return backoff(); // the edge: outcome unknown
-  if (status === 429) return retryAfterMs ?? backoff();
-  if (status === 503) {
-    if (code && (nonTransient503Codes as readonly string[]).includes(code)) return undefined; // configuration
-    if (retryAfterMs !== undefined) return retryAfterMs; // provider_rate_limited: wait exactly Retry-After
-    const min = policy.unavailableMinDelayMs;
-    const nominal = Math.max(min, Math.min(policy.maxDelayMs, min * 2 ** (unavailable - 1)));
-    return nominal + random() * nominal * 0.25; // jitter only upwards: never below the spec's minimum
-  }
-  return undefined; // any other status is an answer
+  const mode = retryMode(policy.retryOn, status, code);
+  if (mode === 'backoff') return backoff();
+  if (mode === 'retryAfter') return retryAfterMs ?? backoff();
+  if (mode !== 'unavailable') return undefined;
+  const min = policy.unavailableMinDelayMs;
+  const nominal = Math.max(min, Math.min(policy.maxDelayMs, min * 2 ** counts.unavailable++));
+  // Jitter only upwards, and a Retry-After only lengthens the wait: neither goes below the spec's minimum.
+  return Math.max(retryAfterMs ?? 0, nominal + random() * nominal * 0.25);
 }

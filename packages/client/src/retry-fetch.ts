@@ -2,8 +2,16 @@
 // the Idempotency-Key already set, and this loop re-sends clones of it. So every attempt of a call carries
 // the same key by construction; nothing here can mint a new one. Each attempt has its own timeout; waits
 // are abortable through the caller's signal.
-import { AbortError, NetworkError, TimeoutError, type ErrorContext } from './errors.ts';
+import { AbortError, NetworkError, TimeoutError, text } from './errors.ts';
 import { retryDelay, type Attempt, type RetryPolicy } from './policy.ts';
+
+/** One call's ids and attempt count: what every error, log and retry event of the call carries. */
+export interface CallContext {
+  operationId: string | undefined;
+  idempotencyKey: string | undefined;
+  /** Requests sent so far. */
+  attempts: number;
+}
 
 export interface RetryEvent {
   operationId: string | undefined;
@@ -25,19 +33,18 @@ export interface Runtime {
   onRetry: ((event: RetryEvent) => void) | undefined;
 }
 
-/** An abortable setTimeout; the default `sleep`. */
+/** An abortable setTimeout; the default `sleep`. Its timer is not unref'd either: the caller awaits the call. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
+    const done = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      signal.removeEventListener('abort', done);
+      if (signal.aborted) reject(signal.reason);
+      else resolve();
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(done, ms);
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done);
   });
 }
 
@@ -49,119 +56,107 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** Reads the code from a clone (openapi-fetch reads the body itself afterwards): the policy may name any code. */
 async function inspect(response: Response, now: number): Promise<Attempt> {
-  const { status } = response;
-  let code: string | undefined;
-  if (status === 429 || status >= 500) {
-    try {
-      const body = (await response.clone().json()) as { code?: unknown };
-      if (typeof body?.code === 'string') code = body.code;
-    } catch {} // no JSON body: the edge, or a proxy
-  }
-  return { kind: 'response', status, code, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
+  // No JSON body (the edge, a proxy): no code.
+  const body = (await response.clone().json().catch(() => undefined)) as { code?: unknown } | null | undefined;
+  return { kind: 'response', status: response.status, code: text(body?.code), retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
 }
 
 /**
  * One attempt's signal: aborts on the caller's signal or after `timeoutMs`. A plain timer and listener,
  * released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until the
- * timeout fires, 30 s later).
+ * timeout fires, 30 s later). The timer is not unref'd: it guards a call in flight, and a process with
+ * nothing else to do must wait for the call's end (a stalled fetch may hold no other handle).
  */
 export interface AttemptSignal {
   signal: AbortSignal;
-  timedOut: boolean;
   dispose(): void;
 }
+
+/** The reason an attempt's signal aborts with when its time is up (one object: `timedOut` compares with it). */
+const TIMEOUT = new DOMException('timeout', 'TimeoutError');
+export const timedOut = (attempt: AttemptSignal) => attempt.signal.reason === TIMEOUT;
 
 export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined): AttemptSignal {
   const controller = new AbortController();
   const onAbort = () => controller.abort(caller?.reason);
-  const timer = setTimeout(() => {
-    attempt.timedOut = true;
-    controller.abort(new DOMException('timeout', 'TimeoutError'));
-  }, timeoutMs);
-  (timer as { unref?: () => void }).unref?.();
-  caller?.addEventListener('abort', onAbort, { once: true });
-  const attempt: AttemptSignal = {
+  const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
+  caller?.addEventListener('abort', onAbort); // removed by dispose(), which every call ends with
+  return {
     signal: controller.signal,
-    timedOut: false,
     dispose() {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onAbort);
     },
   };
-  return attempt;
 }
 
 export interface CallState {
   /** The caller's signal (the Request carries the attempt's). */
   caller: AbortSignal | undefined;
-  /** The first attempt's signal, already on the Request openapi-fetch built. */
-  first: AttemptSignal;
+  /**
+   * The current attempt's signal (the first one's is already on the Request openapi-fetch built). The call
+   * disposes it when it ends, whichever way it ends: its timer must not outlive the call.
+   */
+  attempt: AttemptSignal;
   /** The serialized body, to rebuild the Request for a retry (the first attempt consumed it). */
-  bodyText: () => string | undefined;
-  /** The attempt whose response is returned: the caller disposes it once the body is read. */
-  last?: AttemptSignal;
+  bodyText: string | undefined;
+  /** Set when a response is handed to openapi-fetch: its body is then read under `attempt`. */
+  status: number | undefined;
 }
 
 /** A `fetch` for one call: retries per `policy`, counting attempts into `context`. */
-export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: ErrorContext & { attempts: number }, state: CallState) {
+export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: CallContext, state: CallState) {
   return async (request: Request): Promise<Response> => {
     const started = runtime.now();
     const caller = state.caller;
-    let unavailable = 0;
-    let attempt = state.first;
+    const counts = { unavailable: 0 };
     let toSend = request; // the first attempt sends openapi-fetch's Request as it is: no clone, no copy
     for (;;) {
-      if (caller?.aborted) throw new AbortError(context);
       context.attempts++;
+      const attempt = state.attempt;
       let response: Response | undefined;
       let outcome: Attempt;
       let failure: unknown;
       try {
         response = await runtime.fetch(toSend, { signal: attempt.signal });
         if (response.ok) {
-          state.last = attempt; // the common case: an answer, nothing to decide
+          state.status = response.status; // the common case: an answer, nothing to decide
           return response;
         }
         outcome = await inspect(response, runtime.now());
       } catch (err) {
-        attempt.dispose();
         if (caller?.aborted) throw new AbortError(context);
-        outcome = { kind: attempt.timedOut ? 'timeout' : 'network' };
+        outcome = { kind: timedOut(attempt) ? 'timeout' : 'network' };
         failure = err;
       }
-      if (outcome.kind === 'response' && outcome.status === 503) unavailable++;
-      const delay = retryDelay(policy, outcome, context.attempts, unavailable, runtime.random);
+      const delay = retryDelay(policy, outcome, context.attempts, counts, runtime.random);
       const final =
         delay === undefined || context.attempts >= policy.maxAttempts || runtime.now() - started + delay > policy.deadlineMs;
       if (final) {
         if (response) {
-          state.last = attempt; // still guards the body openapi-fetch is about to read
+          state.status = response.status; // the attempt still guards the body openapi-fetch is about to read
           return response;
         }
         throw outcome.kind === 'timeout' ? new TimeoutError(runtime.timeoutMs, context) : new NetworkError(failure, context);
       }
+      // The context holds exactly the ids and the count: nothing of the request, headers or API key.
       runtime.onRetry?.({
-        operationId: context.operationId,
-        idempotencyKey: context.idempotencyKey,
-        attempts: context.attempts,
+        ...context,
         delayMs: delay,
         reason: outcome.kind === 'response' ? outcome.status : outcome.kind,
         code: outcome.kind === 'response' ? outcome.code : undefined,
       });
       await response?.body?.cancel().catch(() => {});
       attempt.dispose();
-      try {
-        await runtime.sleep(delay, caller ?? neverAborted);
-      } catch (err) {
-        if (caller?.aborted) throw new AbortError(context);
-        throw err;
-      }
+      await runtime.sleep(delay, caller ?? neverAborted).catch((err) => {
+        if (!caller?.aborted) throw err;
+      });
       if (caller?.aborted) throw new AbortError(context);
-      attempt = attemptSignal(runtime.timeoutMs, caller);
+      state.attempt = attemptSignal(runtime.timeoutMs, caller);
       // Same URL, method and headers (so the same Idempotency-Key) as the first attempt, by construction.
-      const bodyText = state.bodyText();
-      if (bodyText !== undefined) toSend = new Request(request, { body: bodyText });
+      if (state.bodyText !== undefined) toSend = new Request(request, { body: state.bodyText });
     }
   };
 }

@@ -1,34 +1,37 @@
 // Checks made before anything is sent, with the rules read from the spec (generated/spec-rules.ts): the
 // operation's Idempotency-Key schema, decimal amounts, mutually exclusive fields. Amounts are normalized to
 // a canonical two-decimal string, so 37.45 and "37.45" are one request identity on every attempt.
+import type { errorCodes } from '@payments/types';
 import { ValidationError, type ErrorContext } from './errors.ts';
 import { bodyRules, idempotencyKeyRules } from './generated/spec-rules.ts';
 
-type Rules = { minLength?: number; maxLength?: number; pattern?: string };
+type KeyedOperation = keyof typeof idempotencyKeyRules;
+/** The 400 codes that every operation taking a key has (an intersection: inferred from contravariant positions). */
+type SharedBadRequestCode = { [Op in KeyedOperation]: (code: (typeof errorCodes)[Op]['400'][number]) => void }[KeyedOperation] extends (code: infer C) => void ? C : never;
+/** Type-checked against the spec: a typo, or a spec without this code for one of those operations, fails tsc. */
+const BAD_KEY: SharedBadRequestCode = 'invalid_request';
 
 const compiled = new Map<string, RegExp>();
 /** The spec's patterns, compiled once: this runs on every call. */
 const regex = (pattern: string) => compiled.get(pattern) ?? compiled.set(pattern, new RegExp(pattern)).get(pattern)!;
 
-export function checkIdempotencyKey(operationId: string, key: string, context: ErrorContext): void {
-  const rule = (idempotencyKeyRules as Record<string, Rules>)[operationId];
-  if (!rule) return;
-  const bad =
-    (rule.minLength !== undefined && key.length < rule.minLength) ||
-    (rule.maxLength !== undefined && key.length > rule.maxLength) ||
-    (rule.pattern !== undefined && !regex(rule.pattern).test(key));
-  if (bad) {
-    throw new ValidationError('invalid_request', `Idempotency-Key must match ${rule.pattern ?? `${rule.minLength}–${rule.maxLength} characters`}`, 'Idempotency-Key', context);
-  }
+export function checkIdempotencyKey(operationId: string | undefined, key: string, context: ErrorContext): void {
+  const rule = (idempotencyKeyRules as Record<string, string>)[operationId!];
+  if (rule && !regex(rule).test(key)) throw new ValidationError(BAD_KEY, `Idempotency-Key must match /${rule}/`, 'Idempotency-Key', context);
 }
 
-/** The canonical form of a decimal amount ("37.45", "100.00"), or undefined when it breaks the rule. */
+/**
+ * The canonical form of a decimal amount ("37.45", "100.00"), or undefined when it breaks the rule. A number
+ * is taken only when its shortest round-trip text (String(n), what `37.45` prints as) is itself a valid
+ * amount: nothing is rounded, and exponent forms fail the pattern. Beyond the exact integers (2^53), or 15
+ * significant digits with decimals ("x.yz" in 16 characters), a double may stand for another amount than
+ * the one written, so it is refused.
+ */
 export function normalizeAmount(value: unknown, pattern: string): string | undefined {
   let text: string;
   if (typeof value === 'number') {
-    const cents = Math.round(value * 100);
-    if (!Number.isFinite(value) || value <= 0 || Math.abs(cents - value * 100) > 1e-6) return undefined;
-    text = (cents / 100).toFixed(2);
+    text = String(value);
+    if (Number.isInteger(value) ? !Number.isSafeInteger(value) : text.length > 16) return undefined;
   } else if (typeof value === 'string') {
     text = value;
   } else {
@@ -40,11 +43,13 @@ export function normalizeAmount(value: unknown, pattern: string): string | undef
 }
 
 /** Validates a request body against its operation's rules; returns the body with amounts normalized. */
-export function checkBody<B>(operationId: string, body: B, context: ErrorContext): B {
-  const rule = (bodyRules as Record<string, (typeof bodyRules)[keyof typeof bodyRules]>)[operationId];
+type BodyRule = { decimals: Record<string, { code: string; pattern: string }>; exclusive?: readonly { fields: readonly string[]; code: string }[] };
+
+export function checkBody<B>(operationId: string | undefined, body: B, context: ErrorContext): B {
+  const rule = (bodyRules as Record<string, BodyRule>)[operationId!];
   if (!rule || typeof body !== 'object' || body === null) return body;
   const fields = body as Record<string, unknown>;
-  for (const group of rule.exclusive) {
+  for (const group of rule.exclusive ?? []) {
     const present = group.fields.filter((f) => fields[f] !== undefined);
     if (present.length > 1) throw new ValidationError(group.code, `send only one of ${present.join(', ')}`, present[1], context);
   }

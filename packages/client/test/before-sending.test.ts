@@ -4,10 +4,12 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from '@payments/types';
 import { KEY_NAMESPACE, ValidationError, createPaymentsClient, deriveIdempotencyKey, normalizeAmount } from '../src/index.ts';
+import { bodyRules } from '../src/generated/spec-rules.ts';
 import { scriptedServer } from './scripted-fetch.ts';
 
 const API_KEY = 'svc_live_beforesending01';
 const created = { status: 201, json: { id: 'x_1' } };
+const AMOUNT = bodyRules.createCheckoutSession.decimals.amount.pattern;
 
 function setup() {
   const server = scriptedServer([created]);
@@ -31,6 +33,38 @@ describe('checkout session validation (codes read from the spec)', () => {
     const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount: amount as never, paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' }));
     expect(err).toMatchObject({ code: 'invalid_checkout_session_amount', field: 'amount', attempts: 0, idempotencyKey: 'cart-1:session', retryable: false });
     expect(server.sent).toHaveLength(0);
+  });
+
+  it.each([
+    ['more than two decimals, however small the excess', 1.000000001],
+    ['more than two decimals', 0.001],
+    ['exponent form (large)', 1e21],
+    ['exponent form (small)', 1e-7],
+    ['beyond the exact integers of a double', 9_007_199_254_740_993],
+    ['a 2-decimal amount with more digits than a double holds', 123_456_789_012_345.67],
+    ['huge', Number.MAX_VALUE],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('number amount: %s (%s) → refused, nothing sent (never rounded or rewritten)', async (_why, amount) => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount, paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' }));
+    expect(err.code).toBe('invalid_checkout_session_amount');
+    expect(server.sent).toHaveLength(0);
+    const transfer = await refused(client.POST('/v1/banking/transfers', { body: { recipientId: 'r', amount }, idempotencyKey: 'order-1' }));
+    expect(transfer.code).toBe('invalid_request');
+    expect(server.sent).toHaveLength(0);
+  });
+
+  it.each([
+    [0.01, '0.01'],
+    [0.1, '0.10'],
+    [37.45, '37.45'],
+    [1.1, '1.10'],
+    [100, '100.00'],
+    [9_007_199_254_740_991, '9007199254740991.00'],
+    [12_345_678_901.23, '12345678901.23'],
+  ])('number amount %s → exactly "%s"', (amount, text) => {
+    expect(normalizeAmount(amount, AMOUNT)).toBe(text);
   });
 
   it('amount and discountPercent together → checkout_session_pricing_conflict, nothing sent', async () => {
@@ -64,8 +98,7 @@ describe('checkout session validation (codes read from the spec)', () => {
   });
 
   it('normalizes to two decimals', () => {
-    const pattern = '^(?:0\\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\\.[0-9]{1,2})?)$';
-    expect([37.45, '37.45', 37.5, '37.5', 100, '100', 0.07, '0.07'].map((a) => normalizeAmount(a, pattern))).toEqual([
+    expect([37.45, '37.45', 37.5, '37.5', 100, '100', 0.07, '0.07'].map((a) => normalizeAmount(a, AMOUNT))).toEqual([
       '37.45', '37.45', '37.50', '37.50', '100.00', '100.00', '0.07', '0.07',
     ]);
   });
@@ -118,6 +151,19 @@ describe('auth and environment', () => {
       ['GET', '/v1/banking/transfers/trf_1', false],
       ['POST', '/v1/cards', true],
     ]);
+  });
+
+  it('refuses to start in a browser web worker too, unless explicitly allowed', () => {
+    const g = globalThis as { WorkerGlobalScope?: unknown; importScripts?: unknown };
+    g.WorkerGlobalScope = function WorkerGlobalScope() {};
+    g.importScripts = () => {};
+    try {
+      expect(() => createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1' })).toThrow(/server-only/);
+      expect(() => createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1', dangerouslyAllowBrowser: true })).not.toThrow();
+    } finally {
+      delete g.WorkerGlobalScope;
+      delete g.importScripts;
+    }
   });
 
   it('refuses to start in a browser unless explicitly allowed', () => {

@@ -1,7 +1,7 @@
 // Every row of the retry table (design.md; provider sections 3 and 7), against a scripted fake server in
 // virtual time: which attempts are sent, with which key, after which waits, and what the caller gets.
 import { describe, expect, it } from 'vitest';
-import { ApiError, AbortError, EdgeError, NetworkError, TimeoutError, classifyTransfer, createPaymentsClient } from '../src/index.ts';
+import { ApiError, AbortError, EdgeError, NetworkError, PaymentsError, ResponseError, TimeoutError, classifyTransfer, createPaymentsClient } from '../src/index.ts';
 import { errorBody, scriptedServer, transfer, type Reply } from './scripted-fetch.ts';
 
 const API_KEY = 'svc_live_retrytable0001';
@@ -117,10 +117,86 @@ describe('transfer creation after a temporary 503 (the retry-outcome table)', ()
     expect(server.sleeps.every((ms, i) => i === 0 || ms >= server.sleeps[i - 1]!)).toBe(true);
   });
 
+  it.each(['1', new Date(1_000).toUTCString()])('a Retry-After shorter than 60 s (%s) does not shorten the minimum', async (retryAfter) => {
+    const { server, client } = setup([{ ...unavailable, headers: { 'retry-after': retryAfter } }, { status: 201, json: transfer('pending') }]);
+    const result = await sendTransfer(client);
+    expect(result.attempts).toBe(2);
+    expect(server.sleeps[0]).toBeGreaterThanOrEqual(60_000);
+    expect(server.keys()).toEqual(['order-1:transfer', 'order-1:transfer']);
+  });
+
+  it('a Retry-After longer than the minimum is waited in full', async () => {
+    const { server, client } = setup([{ ...unavailable, headers: { 'retry-after': '300' } }, { status: 201, json: transfer('pending') }]);
+    await sendTransfer(client);
+    expect(server.sleeps).toEqual([300_000]);
+  });
+
+  it('a 503 without a JSON body → the same 60 s minimum, then unresolved with the key', async () => {
+    const { server, client } = setup([{ status: 503, text: 'Service Unavailable' }], { retry: { operations: { createTransfer: { maxAttempts: 3 } } } });
+    const err = await failure(sendTransfer(client));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 503, retryable: true, attempts: 3, idempotencyKey: 'order-1:transfer' });
+    expect(server.sleeps.every((ms) => ms >= 60_000)).toBe(true);
+    expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
+  });
+
+  it('a 503 with a code the catalog does not know → retried, then unresolved (never "rejected": a new key could pay twice)', async () => {
+    const { server, client } = setup([{ status: 503, json: errorBody('bank_core_maintenance') }], { retry: { operations: { createTransfer: { maxAttempts: 2 } } } });
+    const err = await failure(sendTransfer(client));
+    expect(err).toMatchObject({ status: 503, code: 'bank_core_maintenance', retryable: true, attempts: 2 });
+    expect(server.sleeps[0]).toBeGreaterThanOrEqual(60_000);
+    expect(classifyTransfer(err).kind).toBe('unresolved');
+  });
+
   it('a caller cannot lower the 60 s minimum the spec sets', async () => {
     const { server, client } = setup([unavailable, { status: 201, json: transfer('pending') }], { retry: { unavailableMinDelayMs: 10 } });
     await sendTransfer(client);
     expect(server.sleeps[0]).toBeGreaterThanOrEqual(60_000);
+  });
+});
+
+describe('other 5xx: the outcome is unknown (section 7), so never "rejected"', () => {
+  it.each([
+    ['500 without a body', { status: 500 }],
+    ['500 with an unknown code', { status: 500, json: errorBody('internal_error') }],
+    ['501 with text', { status: 501, text: 'Not Implemented' }],
+    ['505 with JSON but no code', { status: 505, json: { error: 'x' } }],
+  ] as [string, Reply][])('%s → not retried by default, retryable, unresolved, same key', async (_name, reply) => {
+    const { server, client } = setup([reply]);
+    const err = await failure(sendTransfer(client));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ retryable: true, attempts: 1, idempotencyKey: 'order-1:transfer' });
+    expect(server.sent).toHaveLength(1);
+    expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
+  });
+
+  it('a 503 code the catalog marks not retryable (configuration) is the one 5xx that is rejected', async () => {
+    const { server, client } = setup([{ status: 503, json: errorBody('checkout_pix_not_available') }]);
+    const err = await failure(client.POST('/v1/checkout/sessions', { body: { amount: '10.00', paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' }));
+    expect(err).toMatchObject({ status: 503, retryable: false, attempts: 1 });
+    expect(server.sent).toHaveLength(1);
+    expect(classifyTransfer(err).kind).toBe('rejected');
+  });
+});
+
+describe('what is retried is policy data, overridable per operation', () => {
+  it('a caller can retry a 500 too (same key), or stop retrying a status', async () => {
+    const a = setup([{ status: 500 }, { status: 201, json: transfer('pending') }], { retry: { operations: { createTransfer: { retryOn: { '500': 'backoff' } } } } });
+    expect((await sendTransfer(a.client)).attempts).toBe(2);
+    expect(a.server.keys()).toEqual(['order-1:transfer', 'order-1:transfer']);
+    const b = setup([{ status: 504 }], { retry: { retryOn: { '504': false } } });
+    const err = await failure(sendTransfer(b.client));
+    expect(err).toBeInstanceOf(EdgeError); // still the edge, still retryable later with the same key
+    expect(err).toMatchObject({ attempts: 1, retryable: true });
+  });
+
+  it('a code-level entry wins over its status', async () => {
+    const { server, client } = setup([{ status: 503, json: errorBody('provider_rate_limited'), headers: { 'retry-after': '7' } }], {
+      retry: { operations: { issueCard: { retryOn: { provider_rate_limited: false } } } },
+    });
+    const err = await failure(client.POST('/v1/cards', { body: {}, idempotencyKey: 'employee-9:card' }));
+    expect(err).toMatchObject({ code: 'provider_rate_limited', attempts: 1, retryable: true, retryAfter: 7 });
+    expect(server.sleeps).toEqual([]);
   });
 });
 
@@ -144,6 +220,16 @@ describe('rate limits', () => {
     const b = setup([{ status: 429, json: errorBody('rate_limit_exceeded') }, { status: 200, json: {} }]);
     await b.client.GET('/v1/banking/balance');
     expect(b.server.sleeps).toEqual([375]);
+  });
+
+  it('an HTTP-date Retry-After is read against the injected clock', async () => {
+    const at = (ms: number) => new Date(ms).toUTCString(); // virtual time starts at 0 (1970)
+    const a = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': at(4_000) } }, { status: 200, json: {} }]);
+    await a.client.GET('/v1/banking/balance');
+    expect(a.server.sleeps).toEqual([4_000]);
+    const b = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': at(900_000) } }]);
+    const err = await failure(b.client.GET('/v1/banking/balance'));
+    expect(err).toMatchObject({ status: 429, retryAfter: 900, attempts: 1 });
   });
 
   it('a Retry-After beyond the deadline is not waited: the error says when to come back', async () => {
@@ -181,6 +267,43 @@ describe('definite answers are not retried', () => {
     const err = await failure(sendTransfer(client));
     expect(err).toMatchObject({ code: 'some_future_code', status: 409, retryable: false });
     expect(classifyTransfer(err).kind).toBe('rejected');
+  });
+});
+
+describe('a failure while reading the answer is one of our errors, with the key', () => {
+  it('a 2xx body that is not JSON → ResponseError (retryable) with key and attempts; unresolved', async () => {
+    const { client } = setup([{ status: 201, text: '<html>proxy</html>' }]);
+    const err = await failure(sendTransfer(client));
+    expect(err).toBeInstanceOf(ResponseError);
+    expect(err).toBeInstanceOf(PaymentsError);
+    expect(err.cause).toBeInstanceOf(SyntaxError);
+    expect(err).toMatchObject({ status: 201, idempotencyKey: 'order-1:transfer', attempts: 1, retryable: true, operationId: 'createTransfer' });
+    expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
+  });
+
+  it('a 2xx body that stalls past timeoutMs → TimeoutError with key and attempts; unresolved', async () => {
+    const { client } = setup([{ stall: 201 }], { timeoutMs: 30 });
+    const err = await failure(sendTransfer(client));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ idempotencyKey: 'order-1:transfer', attempts: 1, retryable: true });
+    expect(classifyTransfer(err).kind).toBe('unresolved');
+  });
+
+  it('the caller aborting while the 2xx body is read → AbortError with key and attempts; unresolved', async () => {
+    const { client } = setup([{ stall: 201 }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const err = await failure(client.POST('/v1/banking/transfers', { body, idempotencyKey: 'order-7:transfer', signal: controller.signal }));
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err).toMatchObject({ idempotencyKey: 'order-7:transfer', attempts: 1 });
+    expect(classifyTransfer(err).kind).toBe('unresolved');
+  });
+
+  it('an error body that stalls past timeoutMs → TimeoutError too', async () => {
+    const { client } = setup([{ stall: 409 }], { timeoutMs: 30 });
+    const err = await failure(sendTransfer(client));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ idempotencyKey: 'order-1:transfer', attempts: 1 });
   });
 });
 

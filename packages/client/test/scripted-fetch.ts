@@ -5,7 +5,9 @@
 export type Reply =
   | { status: number; json?: unknown; text?: string; headers?: Record<string, string> }
   | 'network-error'
-  | 'hang';
+  | 'hang'
+  /** Headers of a 2xx at once, then a body that never ends (errored when the attempt's signal aborts, as undici does). */
+  | { stall: number };
 
 export interface Sent {
   method: string;
@@ -16,6 +18,7 @@ export interface Sent {
 
 export function scriptedServer(script: Reply[]) {
   const sent: Sent[] = [];
+  let offset = 0; // where the current script started (see `load`)
   const sleeps: number[] = [];
   let now = 0;
   const fetch = async (request: Request, init?: { signal: AbortSignal }): Promise<Response> => {
@@ -27,12 +30,20 @@ export function scriptedServer(script: Reply[]) {
       headers: Object.fromEntries(request.headers),
       body: text ? JSON.parse(text) : undefined,
     });
-    const reply = script[Math.min(sent.length - 1, script.length - 1)]!;
+    const reply = script[Math.min(sent.length - 1 - offset, script.length - 1)]!;
     if (reply === 'network-error') throw new TypeError('fetch failed');
     if (reply === 'hang') {
       return new Promise((_resolve, reject) => {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
+    }
+    if ('stall' in reply) {
+      const stalled = new ReadableStream({
+        start(controller) {
+          signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+        },
+      });
+      return new Response(stalled, { status: reply.stall, headers: { 'content-type': 'application/json' } });
     }
     const headers = { ...(reply.json !== undefined ? { 'content-type': 'application/json' } : {}), ...reply.headers };
     const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? null);
@@ -47,6 +58,11 @@ export function scriptedServer(script: Reply[]) {
       now += ms;
     },
     now: () => now,
+    /** The replies for the next call (the requests already sent stay recorded). */
+    load(next: Reply[]) {
+      script = next;
+      offset = sent.length;
+    },
     keys: () => sent.map((s) => s.headers['idempotency-key']),
   };
 }

@@ -11,30 +11,13 @@ export const operationIds = {
   "POST /v1/checkout/sessions": "createCheckoutSession"
 } as const;
 
-/** The Idempotency-Key schema of each operation that takes one. */
+/** The Idempotency-Key schema (minLength, maxLength, pattern) of each operation that takes one, as one regular expression. */
 export const idempotencyKeyRules = {
-  "createRecipient": {
-    "minLength": 1,
-    "maxLength": 255
-  },
-  "createTransfer": {
-    "minLength": 1,
-    "maxLength": 255
-  },
-  "issueCard": {
-    "minLength": 1,
-    "maxLength": 255
-  },
-  "createCheckoutProduct": {
-    "minLength": 8,
-    "maxLength": 200,
-    "pattern": "^[A-Za-z0-9._:-]{8,200}$"
-  },
-  "createCheckoutSession": {
-    "minLength": 8,
-    "maxLength": 200,
-    "pattern": "^[A-Za-z0-9._:-]{8,200}$"
-  }
+  "createRecipient": "^[\\s\\S]{1,255}$",
+  "createTransfer": "^[\\s\\S]{1,255}$",
+  "issueCard": "^[\\s\\S]{1,255}$",
+  "createCheckoutProduct": "^[A-Za-z0-9._:-]{8,200}$",
+  "createCheckoutSession": "^[A-Za-z0-9._:-]{8,200}$"
 } as const;
 
 /** Decimal and mutually exclusive fields of request bodies, with the code a violation gets. */
@@ -45,8 +28,7 @@ export const bodyRules = {
         "code": "invalid_request",
         "pattern": "^(?:0\\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\\.[0-9]{1,2})?)$"
       }
-    },
-    "exclusive": []
+    }
   },
   "createCheckoutSession": {
     "decimals": {
@@ -72,14 +54,15 @@ export const unavailableMinDelayMs = {
   "createTransfer": 60000
 } as const;
 
-/** Codes the catalog marks x-retryable: repeated with the same Idempotency-Key. */
-export const retryableCodes = [
-  "provider_rate_limited",
-  "rate_limit_exceeded",
-  "temporarily_unavailable"
-] as const;
-
-/** 503 codes that are configuration, not transient: never retried. */
-export const nonTransient503Codes = [
-  "checkout_pix_not_available"
-] as const;
+/** What is retried, by status or code, per operation ("*": the entries every operation shares). "backoff": the edge (x-origin: edge), outcome unknown; "unavailable": the temporary status of x-retry, waited at least its minimum; "retryAfter": another x-retryable status (a rate limit), its Retry-After waited as it is; false: a code the catalog marks not x-retryable under a retried status (configuration). */
+export const retryOn = {
+  "*": {
+    "429": "retryAfter",
+    "502": "backoff",
+    "503": "unavailable",
+    "504": "backoff"
+  },
+  "createCheckoutSession": {
+    "checkout_pix_not_available": false
+  }
+} as const;
