@@ -2,18 +2,14 @@
 // checks for scheduled faults, every transfer reads its recipient, and GET balance sums the organization's
 // transfers. The SQLite store owns
 // the invalidation rules (see sqlite.ts), which keep this exact rather than eventually right:
-// - a write through the store drops the entries it affects, and marks the running logical transaction;
-//   if that transaction rolls back, everything is dropped (its own reads may have cached its writes);
+// - a write through the store drops the entries it affects, and the store marks the running logical
+//   transaction; if that transaction rolls back, everything is dropped (its own reads may have cached its
+//   writes);
 // - a batch whose COMMIT fails drops everything;
 // - another connection's commit (another sandbox process on the same file) changes PRAGMA data_version,
 //   checked when each batch takes the write lock: then everything is dropped.
 // Cached objects are frozen: a caller that tried to change one would change every later request's view.
 import type { ApiKeyRecord, Organization, RecipientRecord } from './types.ts';
-
-/** What the cache needs to know of the logical transaction that is running. */
-export interface CacheWriter {
-  wroteCached: boolean;
-}
 
 /** Bounds the key and recipient maps (unknown ones are never cached): past it they start over. */
 const MAX_KEYS = 50_000;
@@ -27,13 +23,6 @@ export class ReadCache {
   readonly sums = new Map<string, Map<string, Readonly<Record<string, string>>>>();
   /** Whether any fault has uses left; undefined when not known. */
   faultsPending: boolean | undefined;
-  /** The logical transaction that is running, if any. */
-  writer: CacheWriter | undefined;
-
-  /** A write is changing cached data: the running transaction must drop the caches if it rolls back. */
-  touch(): void {
-    if (this.writer) this.writer.wroteCached = true;
-  }
 
   key(hash: string, record: ApiKeyRecord): ApiKeyRecord {
     if (this.keysByHash.size >= MAX_KEYS) this.keysByHash.clear();

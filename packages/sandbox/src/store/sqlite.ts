@@ -23,7 +23,7 @@ import type {
   TransferRecord,
   TransferStatus,
 } from './types.ts';
-import { ReadCache, type CacheWriter } from './read-cache.ts';
+import { ReadCache } from './read-cache.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -51,8 +51,10 @@ interface Batch {
   reject(err: unknown): void;
 }
 
-interface LogicalState extends CacheWriter {
+interface LogicalState {
   open: boolean;
+  /** It changed data the read cache may hold: if it rolls back, the cache is dropped whole. */
+  wroteCached: boolean;
   /**
    * Its savepoint, then one per `tx.nested` scope, innermost last. Each is taken only before the first
    * write inside it: a read has nothing to undo.
@@ -349,6 +351,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       savepoint.open = true;
     }
   };
+  /** A write is changing cached data: the running transaction must drop the caches if it rolls back. */
+  const touched = () => {
+    if (current) current.wroteCached = true;
+  };
   /** Undoes a savepoint's writes (when it was taken) and ends it. */
   const undo = (savepoint: { name: string; open: boolean }) => {
     if (!savepoint.open) return;
@@ -395,7 +401,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         JSON.stringify(org.funding),
         org.createdAt,
       );
-      cache.touch();
+      touched();
       cache.organizations.delete(org.id);
     },
     async getOrganization(id) {
@@ -409,7 +415,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       const set = setClause(patch, ORGANIZATION_PATCH);
       if (set.sql) {
         run(`UPDATE organizations SET ${set.sql} WHERE id = ?`, ...set.values, id);
-        cache.touch();
+        touched();
         cache.organizations.delete(id);
       }
       return tx.getOrganization(id);
@@ -445,7 +451,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       writing();
       // A key revoked twice keeps its first revocation time.
       const row = get('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', at, id);
-      cache.touch();
+      touched();
       cache.keysByHash.clear(); // revocations are rare; the next request of each key reads it again
       return row && toApiKey(row);
     },
@@ -470,7 +476,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         r.idempotencyKey,
         r.createdAt,
       );
-      cache.touch(); // a read of it later in this transaction caches it: a rollback must drop that
+      touched(); // a read of it later in this transaction caches it: a rollback must drop that
     },
     async getRecipient(organizationId, id) {
       const cached = cache.recipients.get(`${organizationId} ${id}`);
@@ -495,7 +501,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       const set = setClause(patch, RECIPIENT_PATCH);
       if (set.sql) {
         run(`UPDATE recipients SET ${set.sql} WHERE organization_id = ? AND id = ?`, ...set.values, organizationId, id);
-        cache.touch();
+        touched();
         cache.recipients.delete(`${organizationId} ${id}`);
       }
       return tx.getRecipient(organizationId, id);
@@ -517,7 +523,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         t.idempotencyKey,
         t.createdAt,
       );
-      cache.touch();
+      touched();
       cache.sums.delete(t.organizationId);
     },
     async getTransfer(organizationId, id) {
@@ -527,7 +533,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async updateTransferStatus(organizationId, id, status) {
       writing();
       const row = get('UPDATE transfers SET status = ? WHERE organization_id = ? AND id = ? RETURNING *', status, organizationId, id);
-      cache.touch();
+      touched();
       cache.sums.delete(organizationId);
       return row && toTransfer(row);
     },
@@ -646,7 +652,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         f.resolution,
         f.createdAt,
       );
-      cache.touch();
+      touched();
       cache.faultsPending = undefined;
     },
     async takeFault(organizationId, operationId) {
@@ -666,7 +672,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         organizationId,
       );
       if (row) {
-        cache.touch();
+        touched();
         cache.faultsPending = undefined; // that may have been the last use
       }
       return row && toFault(row);
@@ -677,7 +683,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async clearFaults() {
       writing();
       run('DELETE FROM faults');
-      cache.touch();
+      touched();
       cache.faultsPending = false;
     },
   };
@@ -779,7 +785,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false }] };
     try {
       const value = await context.run(state, () => {
-        cache.writer = current = state;
+        current = state;
         return fn(guardedTx);
       });
       if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
@@ -794,7 +800,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       throw err;
     } finally {
       state.open = false;
-      cache.writer = current = undefined;
+      current = undefined;
     }
   }
 
