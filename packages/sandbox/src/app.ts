@@ -32,6 +32,8 @@ interface Request {
   org: Organization;
   body: Record<string, unknown>;
   idempotencyKey: string | undefined;
+  /** The request's clock reading: every record it creates carries it. */
+  at: Date;
   log: LogLine;
 }
 
@@ -117,7 +119,8 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     const key = Array.isArray(presented) ? undefined : presented;
     if (!wellFormed(key)) throw new Failure('invalid_api_key');
     const hash = hashApiKey(key);
-    const t = now().getTime();
+    const at = now();
+    const t = at.getTime();
 
     // One transaction from the key to the answer: one COMMIT to wait for. A refusal is returned rather than
     // thrown, so that the rate-limit hit before it is committed; the operation's own writes are undone
@@ -134,7 +137,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
         if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
         const body = parseAndValidate(req, op, params, raw);
         const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-        const request: Request = { requestId: line.requestId, op, params, org, body, idempotencyKey, log: line };
+        const request: Request = { requestId: line.requestId, op, params, org, body, idempotencyKey, at, log: line };
         const fault = await tx.takeFault(org.id, op.operationId);
         if (fault) return { fault, request };
         return { result: await tx.nested(() => respondIn(tx, request)) };
@@ -296,7 +299,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       status: null,
       body: null,
       resolution,
-      createdAt: now().toISOString(),
+      createdAt: request.at.toISOString(),
     };
   }
 
@@ -308,7 +311,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       params: request.params,
       body: request.body,
       idempotencyKey: request.idempotencyKey,
-      now: now().toISOString(),
+      now: request.at,
       newId,
     };
   }

@@ -52,10 +52,10 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract }),
   });
-  const files = options.staticFiles ?? {};
+  const files = new Map(Object.entries(options.staticFiles ?? {}));
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
-    const file = req.method === 'GET' ? files[path] : undefined;
+    // Static files match their exact path (no normalization); everything else is the API's to route.
+    const file = req.method === 'GET' ? files.get((req.url ?? '/').split('?', 1)[0]!) : undefined;
     if (!file) return void handle(req, res);
     readFile(file.file).then(
       (body) => res.writeHead(200, { 'content-type': file.type, 'content-length': body.length }).end(body),

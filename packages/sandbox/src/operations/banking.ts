@@ -60,7 +60,7 @@ export const createRecipient: OperationHandler = {
       active: true,
       source: 'api',
       idempotencyKey: idempotencyKey ?? null,
-      createdAt: now,
+      createdAt: now.toISOString(),
     };
     await tx.insertRecipient(recipient);
     return { status: 201, body: recipientView(recipient) };
@@ -96,7 +96,7 @@ export async function insertTransfer(ctx: Parameters<OperationHandler['run']>[0]
     currency: CURRENCY[recipient.rail] ?? 'USD',
     status,
     idempotencyKey: ctx.idempotencyKey!,
-    createdAt: ctx.now,
+    createdAt: ctx.now.toISOString(),
   };
   await ctx.tx.insertTransfer(transfer);
   return transfer;

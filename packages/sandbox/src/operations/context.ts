@@ -9,7 +9,8 @@ export interface OperationContext {
   params: Record<string, string>;
   body: Record<string, unknown>;
   idempotencyKey: string | undefined;
-  now: string;
+  /** When the request arrived (ISO strings only where a record needs one: toISOString is not free). */
+  now: Date;
   newId: (prefix: string) => string;
 }
 

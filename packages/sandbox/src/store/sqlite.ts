@@ -23,6 +23,7 @@ import type {
   TransferRecord,
   TransferStatus,
 } from './types.ts';
+import { RateCounters } from './rate-counters.ts';
 import { ReadCache } from './read-cache.ts';
 
 export interface SqliteStoreOptions {
@@ -60,6 +61,8 @@ interface LogicalState {
    * write inside it: a read has nothing to undo.
    */
   savepoints: { name: string; open: boolean }[];
+  /** Its rate-limit hits (counted in memory), undone as a savepoint's writes are when it rolls back. */
+  rateHits: { bucket: string; windowStart: number }[];
 }
 
 const MIGRATIONS: readonly { version: number; sql: string }[] = [
@@ -156,6 +159,9 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX faults_operation ON faults (operation_id, remaining);
     `,
   },
+  // Rate-limit counters moved to the process's memory (rate-counters.ts): a write per request was most of
+  // the cost of a read-only request.
+  { version: 2, sql: 'DROP TABLE IF EXISTS rate_limits' },
 ];
 
 // ---- amounts -------------------------------------------------------------------------------------------
@@ -340,6 +346,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const get = (sql: string, ...values: SQLInputValue[]) => prepare(sql).get(...values) as Row | undefined;
   const all = (sql: string, ...values: SQLInputValue[]) => prepare(sql).all(...values) as Row[];
   const cache = new ReadCache();
+  const rateCounters = new RateCounters();
   /** The logical transaction that is running (they run one at a time). */
   let current: LogicalState | undefined;
   /** Called by every method before it writes: opens the savepoints not yet taken, outermost first. */
@@ -355,6 +362,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const touched = () => {
     if (current) current.wroteCached = true;
   };
+  /** Takes back the rate-limit hits a rolled-back scope made after its first `from`. */
+  const undoRateHits = (state: LogicalState, from: number) => {
+    for (const { bucket, windowStart } of state.rateHits.splice(from)) rateCounters.unhit(bucket, windowStart);
+  };
   /** Undoes a savepoint's writes (when it was taken) and ends it. */
   const undo = (savepoint: { name: string; open: boolean }) => {
     if (!savepoint.open) return;
@@ -368,6 +379,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (!state) throw new Error('tx.nested() outside a transaction');
       const savepoint = { name: `nested_${state.savepoints.length}`, open: false };
       state.savepoints.push(savepoint);
+      const hitsBefore = state.rateHits.length;
       try {
         const value = await fn();
         if (savepoint.open) prepare(`RELEASE ${savepoint.name}`).run();
@@ -377,6 +389,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
           undo(savepoint);
           if (state.wroteCached) cache.clear();
         }
+        undoRateHits(state, hitsBefore);
         throw err;
       } finally {
         state.savepoints.pop();
@@ -622,17 +635,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // rate limits
     async hitRateLimit(bucket, windowStart) {
-      if (!Number.isSafeInteger(windowStart)) throw new TypeError(`windowStart must be an integer (epoch ms), got ${windowStart}`);
-      writing();
-      const row = get(
-        `INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
-         ON CONFLICT (bucket, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
-        bucket,
-        windowStart,
-      );
-      const count = Number(row?.count);
-      // A new window for this bucket: its windows older than a day are over whatever the window length.
-      if (count === 1) run('DELETE FROM rate_limits WHERE bucket = ? AND window_start < ?', bucket, windowStart - 86_400_000);
+      const count = rateCounters.hit(bucket, windowStart); // in memory: see rate-counters.ts
+      current?.rateHits.push({ bucket, windowStart });
       return count;
     },
 
@@ -782,7 +786,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (batch && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
     const member = batch ?? (await openBatch());
     member.members++;
-    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false }] };
+    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false }], rateHits: [] };
     try {
       const value = await context.run(state, () => {
         current = state;
@@ -797,6 +801,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       } else {
         abandonBatch(err);
       }
+      undoRateHits(state, 0);
       throw err;
     } finally {
       state.open = false;
