@@ -5,5 +5,6 @@
 import { randomUUID } from 'node:crypto';
 
 export function newId(prefix: string, now: number = Date.now()): string {
-  return `${prefix}_${now.toString(16).padStart(12, '0')}${randomUUID().replace(/-/g, '').slice(12)}`;
+  const uuid = randomUUID(); // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: its first 8 and last 12 digits are random
+  return `${prefix}_${now.toString(16).padStart(12, '0')}${uuid.slice(0, 8)}${uuid.slice(24)}`;
 }

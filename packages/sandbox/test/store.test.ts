@@ -341,6 +341,47 @@ describe.each(backends)('store on $name', (backend) => {
     ).rejects.toThrow(/no idempotency record/);
   });
 
+  it('idempotency: claims follow their scope (kept, updated, or undone with a nested scope or the transaction)', async () => {
+    const key = (k: string) => claim({ key: k });
+    const result = { state: 'done' as const, status: 201, body: { id: 'tr_4' }, resolution: null };
+    await store.transaction(async (tx) => {
+      expect(await tx.claimIdempotency(key('k1'))).toBeUndefined();
+      expect(await tx.claimIdempotency(key('k1'))).toEqual(key('k1')); // seen again within its transaction
+      const refused = new Error('refused');
+      const seenInside: unknown[] = [];
+      const undone = await tx.nested(async () => {
+        seenInside.push(await tx.claimIdempotency(key('k2')));
+        seenInside.push(await tx.claimIdempotency(key('k1'))); // the outer scope's claim, from inside
+        throw refused;
+      }).catch((err: unknown) => err);
+      expect(undone).toBe(refused);
+      expect(seenInside).toEqual([undefined, key('k1')]);
+      await tx.nested(async () => {
+        expect(await tx.claimIdempotency(key('k3'))).toBeUndefined();
+      });
+      expect(await tx.claimIdempotency(key('k3'))).toEqual(key('k3'));
+      expect(await tx.claimIdempotency(key('k4'))).toBeUndefined();
+      await tx.updateIdempotency('org_1', 'createTransfer', 'k4', result);
+      expect(await tx.claimIdempotency(key('k4'))).toEqual({ ...key('k4'), ...result });
+      expect(await tx.claimIdempotency(key('k6'))).toBeUndefined(); // claimed last, never updated: kept as claimed
+    });
+    await expect(
+      store.transaction(async (tx) => {
+        expect(await tx.claimIdempotency(key('k5'))).toBeUndefined();
+        await tx.updateIdempotency('org_1', 'createTransfer', 'k5', result);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await store.transaction(async (tx) => {
+      expect(await tx.claimIdempotency(key('k1'))).toEqual(key('k1'));
+      expect(await tx.claimIdempotency(key('k3'))).toEqual(key('k3'));
+      expect(await tx.claimIdempotency(key('k4'))).toEqual({ ...key('k4'), ...result });
+      expect(await tx.claimIdempotency(key('k6'))).toEqual(key('k6'));
+      expect(await tx.claimIdempotency(key('k2'))).toBeUndefined(); // undone: free again
+      expect(await tx.claimIdempotency(key('k5'))).toBeUndefined();
+    });
+  });
+
   it('rate limits: counts per bucket and window', async () => {
     const w = 1_790_000_000_000;
     await store.transaction(async (tx) => {

@@ -52,6 +52,20 @@ interface Batch {
   reject(err: unknown): void;
 }
 
+/** A logical transaction or one of its `tx.nested` scopes: a savepoint, taken lazily. */
+interface Scope {
+  name: string;
+  open: boolean;
+  /**
+   * Idempotency keys claimed in this scope and not written yet. A claim is a SELECT (the batch holds the
+   * write lock, so no other connection can claim the key meanwhile); the row is INSERTed once, final when
+   * the scope's `updateIdempotency` came first, else as claimed when the scope ends. A claim followed by
+   * its result (the common case) is one INSERT instead of an INSERT and an UPDATE, and a replay writes
+   * nothing. Only the innermost scope has any: entering a nested scope writes the outer one's.
+   */
+  claims: IdempotencyRecord[];
+}
+
 interface LogicalState {
   open: boolean;
   /** It changed data the read cache may hold: if it rolls back, the cache is dropped whole. */
@@ -60,7 +74,7 @@ interface LogicalState {
    * Its savepoint, then one per `tx.nested` scope, innermost last. Each is taken only before the first
    * write inside it: a read has nothing to undo.
    */
-  savepoints: { name: string; open: boolean }[];
+  savepoints: Scope[];
   /** Its rate-limit hits (counted in memory), undone as a savepoint's writes are when it rolls back. */
   rateHits: { bucket: string; windowStart: number }[];
 }
@@ -366,8 +380,30 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const undoRateHits = (state: LogicalState, from: number) => {
     for (const { bucket, windowStart } of state.rateHits.splice(from)) rateCounters.unhit(bucket, windowStart);
   };
-  /** Undoes a savepoint's writes (when it was taken) and ends it. */
-  const undo = (savepoint: { name: string; open: boolean }) => {
+  const insertIdempotency = (r: IdempotencyRecord) => {
+    writing();
+    run(
+      `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      r.organizationId,
+      r.operationId,
+      r.key,
+      r.fingerprint,
+      r.state,
+      r.status,
+      json(r.body),
+      r.resolution,
+      r.createdAt,
+    );
+  };
+  /** Writes the claims a scope still holds (it is ending, or a nested scope is starting inside it). */
+  const writeClaims = (scope: Scope) => {
+    for (const claim of scope.claims.splice(0)) insertIdempotency(claim);
+  };
+  const sameKey = (r: IdempotencyRecord, organizationId: string, operationId: string, key: string) =>
+    r.organizationId === organizationId && r.operationId === operationId && r.key === key;
+  /** Undoes a savepoint's writes (when it was taken) and ends it (its unwritten claims go with the scope). */
+  const undo = (savepoint: Scope) => {
     if (!savepoint.open) return;
     prepare(`ROLLBACK TO ${savepoint.name}`).run();
     prepare(`RELEASE ${savepoint.name}`).run();
@@ -377,11 +413,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async nested(fn) {
       const state = current;
       if (!state) throw new Error('tx.nested() outside a transaction');
-      const savepoint = { name: `nested_${state.savepoints.length}`, open: false };
+      writeClaims(state.savepoints.at(-1)!);
+      const savepoint: Scope = { name: `nested_${state.savepoints.length}`, open: false, claims: [] };
       state.savepoints.push(savepoint);
       const hitsBefore = state.rateHits.length;
       try {
         const value = await fn();
+        writeClaims(savepoint);
         if (savepoint.open) prepare(`RELEASE ${savepoint.name}`).run();
         return value;
       } catch (err) {
@@ -598,27 +636,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // idempotency
     async claimIdempotency(r) {
-      writing();
-      // Transactions are serialized (and hold the write lock), so nobody can slip in between these two.
-      const inserted = run(
-        `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING`,
-        r.organizationId,
-        r.operationId,
-        r.key,
-        r.fingerprint,
-        r.state,
-        r.status,
-        json(r.body),
-        r.resolution,
-        r.createdAt,
-      );
-      if (Number(inserted.changes) === 1) return undefined;
+      const pending = current?.savepoints.at(-1)!.claims.find((c) => sameKey(c, r.organizationId, r.operationId, r.key));
+      if (pending) return { ...pending };
       const row = get('SELECT * FROM idempotency WHERE organization_id = ? AND operation_id = ? AND idem_key = ?', r.organizationId, r.operationId, r.key);
-      if (!row) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
-      return toIdempotency(row);
+      if (row) return toIdempotency(row);
+      if (current) current.savepoints.at(-1)!.claims.push({ ...r });
+      else insertIdempotency(r);
+      return undefined;
     },
     async updateIdempotency(organizationId, operationId, key, patch) {
+      const claims = current?.savepoints.at(-1)!.claims ?? [];
+      const at = claims.findIndex((c) => sameKey(c, organizationId, operationId, key));
+      if (at >= 0) {
+        insertIdempotency({ ...claims.splice(at, 1)[0]!, ...patch });
+        return;
+      }
       writing();
       const result = run(
         'UPDATE idempotency SET state = ?, status = ?, body = ?, resolution = ? WHERE organization_id = ? AND operation_id = ? AND idem_key = ?',
@@ -786,12 +818,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (batch && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
     const member = batch ?? (await openBatch());
     member.members++;
-    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false }], rateHits: [] };
+    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false, claims: [] }], rateHits: [] };
     try {
       const value = await context.run(state, () => {
         current = state;
         return fn(guardedTx);
       });
+      writeClaims(state.savepoints[0]!);
       if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
       return { value, batch: member };
     } catch (err) {
