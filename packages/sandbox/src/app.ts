@@ -124,7 +124,9 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
 
     // One transaction from the key to the answer: one COMMIT to wait for. A refusal is returned rather than
     // thrown, so that the rate-limit hit before it is committed; the operation's own writes are undone
-    // with it (tx.nested). Only a scheduled fault takes more transactions (execute).
+    // with it (tx.nested). Only a scheduled fault takes more transactions (execute). A GET writes nothing
+    // but its rate-limit hit (unless it takes a fault): read-only, a hint that spares it SQLite's write
+    // lock; the function may then run twice, so it acts only through `tx`.
     const outcome = await store.transaction(async (tx): Promise<Outcome> => {
       const found = await tx.findApiKeyByHash(hash);
       const org = found && !found.revokedAt ? await tx.getOrganization(found.organizationId) : undefined;
@@ -145,7 +147,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
         if (err instanceof Failure) return { refused: err };
         throw err;
       }
-    });
+    }, { readOnly: op.method === 'GET' });
     if ('refused' in outcome) throw outcome.refused;
     if ('fault' in outcome) {
       line.fault = outcome.fault.kind;

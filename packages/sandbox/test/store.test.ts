@@ -382,6 +382,50 @@ describe.each(backends)('store on $name', (backend) => {
     });
   });
 
+  it('read-only transactions: read what is committed; one that writes after all is run again and counted once', async () => {
+    await store.transaction((tx) => tx.insertOrganization(organization('org_1')));
+    expect(await store.transaction((tx) => tx.getOrganization('org_1'), { readOnly: true })).toEqual(organization('org_1'));
+    let runs = 0;
+    const w = 1_790_000_000_000;
+    const value = await store.transaction(
+      async (tx) => {
+        runs++;
+        const hits = await tx.hitRateLimit('ro', w);
+        // A write a caller may swallow: the store must still notice and run it again, locked.
+        await tx.updateOrganization('org_1', { name: `run ${runs}` }).catch(() => undefined);
+        return hits;
+      },
+      { readOnly: true },
+    );
+    // SQLite ran it twice (the first run had no write lock) and took back the first run's hit.
+    expect(runs).toBe(backend.kind === 'sqlite' ? 2 : 1);
+    expect(value).toBe(1);
+    expect((await store.transaction((tx) => tx.getOrganization('org_1'), { readOnly: true }))?.name).toBe(`run ${runs}`);
+    expect(await store.transaction((tx) => tx.hitRateLimit('ro', w))).toBe(2);
+    // Read-only transactions joining a batch that holds the lock, concurrently with writers.
+    const mixed = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0
+          ? store.transaction((tx) => tx.updateOrganization('org_1', { name: `w${i}` }).then(() => `w${i}`))
+          : store.transaction(async (tx) => (await tx.getOrganization('org_1'))?.name, { readOnly: true }),
+      ),
+    );
+    const reads = mixed.filter((_, i) => i % 2 === 1);
+    const writes = mixed.filter((_, i) => i % 2 === 0);
+    // SQLite runs one store's transactions in order: each read sees the write just before it. PostgreSQL
+    // runs them side by side: each read sees some committed name.
+    if (backend.kind === 'sqlite') expect(reads).toEqual(writes);
+    else for (const name of reads) expect([...writes, 'run 1']).toContain(name);
+  });
+
+  it('read-only transactions see another instance\'s commits at once (caches dropped)', async () => {
+    const second = await another();
+    await store.transaction((tx) => tx.insertOrganization(organization('org_1')));
+    expect((await store.transaction((tx) => tx.getOrganization('org_1'), { readOnly: true }))?.banking).toBe(true); // now cached
+    await second.transaction((tx) => tx.updateOrganization('org_1', { banking: false }));
+    expect((await store.transaction((tx) => tx.getOrganization('org_1'), { readOnly: true }))?.banking).toBe(false);
+  });
+
   it('rate limits: counts per bucket and window', async () => {
     const w = 1_790_000_000_000;
     await store.transaction(async (tx) => {

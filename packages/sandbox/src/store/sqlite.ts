@@ -20,6 +20,7 @@ import type {
   RecipientRecord,
   Store,
   Transaction,
+  TransactionOptions,
   TransferRecord,
   TransferStatus,
 } from './types.ts';
@@ -47,6 +48,11 @@ const MAX_BATCH = 256;
  */
 interface Batch {
   members: number;
+  /**
+   * It holds the write lock (BEGIN IMMEDIATE). A batch of read-only transactions never takes it: no BEGIN,
+   * no COMMIT, and nothing blocks another process meanwhile.
+   */
+  locked: boolean;
   committed: Promise<void>;
   resolve(): void;
   reject(err: unknown): void;
@@ -75,6 +81,8 @@ interface LogicalState {
    * write inside it: a read has nothing to undo.
    */
   savepoints: Scope[];
+  /** It was started as read-only in a batch without the write lock, and then wanted to write: run it again, locked. */
+  needsLock: boolean;
   /** Its rate-limit hits (counted in memory), undone as a savepoint's writes are when it rolls back. */
   rateHits: { bucket: string; windowStart: number }[];
 }
@@ -306,6 +314,13 @@ function setClause(patch: object, fields: typeof ORGANIZATION_PATCH): { sql: str
   return { sql: parts.join(', '), values };
 }
 
+/** Thrown by a write in a read-only transaction whose batch does not hold the write lock (see runLogical). */
+class NeedsWriteLock extends Error {
+  constructor() {
+    super('a read-only transaction wrote: it is run again with the write lock');
+  }
+}
+
 function isBusy(err: unknown): boolean {
   const e = err as { errcode?: number; message?: string } | null;
   // SQLITE_BUSY (5) and its extended codes (5 | n << 8).
@@ -366,6 +381,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   /** Called by every method before it writes: opens the savepoints not yet taken, outermost first. */
   const writing = () => {
     if (!current) return;
+    if (!batch?.locked) {
+      // A read-only transaction that writes after all (a scheduled fault taken on a GET): what it read
+      // without the lock may be stale, so it stops here and runs again from the start, locked (runLogical).
+      current.needsLock = true;
+      throw new NeedsWriteLock();
+    }
     for (const savepoint of current.savepoints) {
       if (savepoint.open) continue;
       prepare(`SAVEPOINT ${savepoint.name}`).run();
@@ -759,15 +780,28 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     }
   }
 
-  async function openBatch(): Promise<Batch> {
-    await begin();
-    // Holding the write lock now: whatever another process committed before is visible, and nothing more
-    // can be committed by it until we COMMIT. If it committed anything since our last batch, forget the caches.
+  /** Forgets the caches if another connection (another process) committed since we last looked. */
+  function noticeOtherCommits(): void {
     const version = Number((prepare('PRAGMA data_version').get() as Row).data_version);
     if (version !== seenDataVersion) {
       seenDataVersion = version;
       cache.clear();
     }
+  }
+
+  /**
+   * Takes the write lock for the batch. Holding it, whatever another process committed before is visible,
+   * and nothing more can be committed by it until we COMMIT. Called before the first statement of a
+   * transaction that may write, so none of its reads predates the lock.
+   */
+  async function lock(member: Batch): Promise<void> {
+    await begin();
+    member.locked = true;
+    noticeOtherCommits();
+  }
+
+  /** A new batch; with the write lock unless all it has to run so far is read-only. */
+  async function openBatch(locked: boolean): Promise<Batch> {
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
     const committed = new Promise<void>((res, rej) => {
@@ -775,8 +809,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       reject = rej;
     });
     committed.catch(() => {}); // every member observes it; this only keeps an orphaned rejection quiet
-    batch = { members: 0, committed, resolve, reject };
-    return batch;
+    const opened: Batch = { members: 0, locked: false, committed, resolve, reject };
+    batch = opened;
+    if (locked) await lock(opened);
+    else noticeOtherCommits(); // a read-only batch reads what is committed now: the caches must agree
+    return opened;
   }
 
   /** COMMITs the open batch and settles every logical transaction in it. Runs between logical transactions only. */
@@ -784,6 +821,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     const current = batch;
     if (!current) return;
     batch = undefined;
+    if (!current.locked) return current.resolve(); // read-only: nothing to commit
     try {
       db.exec('COMMIT');
     } catch (err) {
@@ -813,32 +851,40 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     });
   }
 
-  /** One logical transaction: a savepoint inside the batch, released when `fn` resolves, rolled back when it throws. */
-  async function runLogical<T>(fn: (tx: Transaction) => Promise<T>): Promise<{ value: T; batch: Batch }> {
-    if (batch && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
-    const member = batch ?? (await openBatch());
+  /**
+   * One logical transaction: a savepoint inside the batch, released when `fn` resolves, rolled back when it
+   * throws. A read-only one (a hint) runs without the write lock unless its batch holds it already; if it
+   * writes after all, it is undone and run again from the start under the lock.
+   */
+  async function runLogical<T>(fn: (tx: Transaction) => Promise<T>, readOnly: boolean): Promise<{ value: T; batch: Batch }> {
+    if (batch?.locked && !db.isTransaction) abandonBatch(new Error('SQLite rolled the transaction back'));
+    const member = batch ?? (await openBatch(!readOnly));
+    if (!readOnly && !member.locked) await lock(member);
     member.members++;
-    const state: LogicalState = { open: true, wroteCached: false, savepoints: [{ name: 'logical', open: false, claims: [] }], rateHits: [] };
-    try {
-      const value = await context.run(state, () => {
-        current = state;
-        return fn(guardedTx);
-      });
-      writeClaims(state.savepoints[0]!);
-      if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
-      return { value, batch: member };
-    } catch (err) {
-      if (db.isTransaction) {
-        undo(state.savepoints[0]!);
-        if (state.wroteCached) cache.clear();
-      } else {
-        abandonBatch(err);
+    for (;;) {
+      const state: LogicalState = { open: true, wroteCached: false, needsLock: false, savepoints: [{ name: 'logical', open: false, claims: [] }], rateHits: [] };
+      try {
+        const value = await context.run(state, () => {
+          current = state;
+          return fn(guardedTx);
+        });
+        if (state.needsLock) throw new NeedsWriteLock(); // fn caught the refusal to write: still run it again
+        writeClaims(state.savepoints[0]!);
+        if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
+        return { value, batch: member };
+      } catch (err) {
+        if (member.locked && !db.isTransaction) abandonBatch(err);
+        else if (member.locked) {
+          undo(state.savepoints[0]!);
+          if (state.wroteCached) cache.clear();
+        }
+        undoRateHits(state, 0);
+        if (!state.needsLock || member.locked) throw err;
+        await lock(member); // and once more, locked: it cannot need the lock again
+      } finally {
+        state.open = false;
+        current = undefined;
       }
-      undoRateHits(state, 0);
-      throw err;
-    } finally {
-      state.open = false;
-      current = undefined;
     }
   }
 
@@ -876,14 +922,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return migrated;
     },
 
-    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       if (closed) return Promise.reject(new Error('the store is closed'));
       // Waiting for our own queue from inside a transaction would never end.
       if (context.getStore()?.open) {
         return Promise.reject(new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`'));
       }
       queued++;
-      const finished = tail.then(() => runLogical(fn));
+      const finished = tail.then(() => runLogical(fn, options.readOnly === true));
       tail = finished.then(afterLogical, afterLogical);
       // Acknowledged only once durable: the caller hears of its result after the batch's COMMIT.
       return finished.then(({ value, batch: member }) => member.committed.then(() => value));

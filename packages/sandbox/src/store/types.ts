@@ -180,11 +180,21 @@ export interface Transaction {
   nested<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+export interface TransactionOptions {
+  /**
+   * A hint: `fn` is not expected to write (rate-limit hits aside). The embedded store then runs it without
+   * taking SQLite's write lock (no BEGIN IMMEDIATE, no COMMIT); should it write after all, its work is
+   * undone and it is run again from the start under the lock, so `fn` must be safe to run twice (it only
+   * acts through `tx`). PostgreSQL ignores it.
+   */
+  readOnly?: boolean;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Creates or upgrades the schema (idempotent; safe when several instances start together). */
   migrate(): Promise<void>;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. Transactions are serialized per key where needed. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
