@@ -34,6 +34,8 @@ interface Request {
   idempotencyKey: string | undefined;
   /** The request's clock reading: every record it creates carries it. */
   at: Date;
+  /** `at` as an ISO string, made when first needed (toISOString is not free, and a GET needs none). */
+  iso?: string;
   log: LogLine;
 }
 
@@ -43,6 +45,32 @@ type Outcome = { refused: Failure } | { fault: FaultRecord; request: Request } |
 const EMPTY_BODY: Buffer = Buffer.alloc(0);
 
 const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
+
+const isoOf = (request: Request): string => (request.iso ??= request.at.toISOString());
+
+/** What a handler sees of its request. A class: its `now` getter lives on the prototype (a getter in an object literal makes every context slow to create). */
+class RequestContext implements OperationContext {
+  readonly org: Organization;
+  readonly op: OperationContract;
+  readonly params: Record<string, string>;
+  readonly body: Record<string, unknown>;
+  readonly idempotencyKey: string | undefined;
+  readonly newId = newId;
+  readonly tx: Transaction;
+  readonly #request: Request;
+  constructor(tx: Transaction, request: Request) {
+    this.tx = tx;
+    this.#request = request;
+    this.org = request.org;
+    this.op = request.op;
+    this.params = request.params;
+    this.body = request.body;
+    this.idempotencyKey = request.idempotencyKey;
+  }
+  get now(): string {
+    return isoOf(this.#request);
+  }
+}
 
 export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
   const { store, contract } = options;
@@ -301,21 +329,12 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       status: null,
       body: null,
       resolution,
-      createdAt: request.at.toISOString(),
+      createdAt: isoOf(request),
     };
   }
 
   function context(tx: Transaction, request: Request): OperationContext {
-    return {
-      tx,
-      org: request.org,
-      op: request.op,
-      params: request.params,
-      body: request.body,
-      idempotencyKey: request.idempotencyKey,
-      now: request.at,
-      newId,
-    };
+    return new RequestContext(tx, request);
   }
 
   return { handle };

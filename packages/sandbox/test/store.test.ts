@@ -583,6 +583,28 @@ describe.each(backends)('store on $name', (backend) => {
     });
   });
 
+  it('nested: what a nested scope kept is undone with its transaction, when nothing was written before it', async () => {
+    const failure = new Error('after the nested scope');
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.nested(() => tx.insertOrganization(organization('org_inner')));
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await store.transaction(async (tx) => {
+      await tx.nested(() => tx.insertOrganization(organization('org_a')));
+      const refused = await tx.nested(async () => {
+        await tx.insertOrganization(organization('org_b'));
+        throw failure;
+      }).catch((err: unknown) => err);
+      expect(refused).toBe(failure);
+      await tx.nested(() => tx.nested(() => tx.insertOrganization(organization('org_c'))));
+      await tx.insertOrganization(organization('org_d'));
+    });
+    const ids = (await store.transaction((tx) => tx.listOrganizations())).map((org) => org.id).toSorted();
+    expect(ids).toEqual(['org_a', 'org_c', 'org_d']);
+  });
+
   it('transactions: a tx used after its transaction ended, or a nested transaction, is refused', async () => {
     let leaked: Parameters<Parameters<Store['transaction']>[0]>[0] | undefined;
     await store.transaction(async (tx) => {

@@ -16,15 +16,25 @@ export const recipientView = (r: RecipientRecord) =>
 export const transferView = (t: TransferRecord) =>
   ({ id: t.id, recipientId: t.recipientId, amount: t.amount, status: t.status, idempotencyKey: t.idempotencyKey });
 
+/**
+ * Balance bodies by the sums they were computed from, for the organization they were computed for. A
+ * store that caches hands out the same frozen sums and organization until either changes, and a balance
+ * is read far more often than it changes; a store that does not cache never hits (fresh objects).
+ */
+const balanceBodies = new WeakMap<object, { org: object; body: unknown }>();
+
 export const getBankingBalance: OperationHandler = {
   async run({ tx, org }) {
     const debited = await tx.sumTransfers(org.id, DEBITED);
+    const memo = balanceBodies.get(debited);
+    if (memo?.org === org) return { status: 200, body: memo.body };
     const currencies = [...new Set([...Object.keys(org.funding), ...Object.keys(debited)])].sort();
-    const balances = currencies.map((currency) => ({
-      currency,
-      available: fromCents(toCents(org.funding[currency] ?? '0') - toCents(debited[currency] ?? '0')),
-    }));
-    return { status: 200, body: { balances } };
+    const balances = currencies.map((currency) =>
+      Object.freeze({ currency, available: fromCents(toCents(org.funding[currency] ?? '0') - toCents(debited[currency] ?? '0')) }),
+    );
+    const body = Object.freeze({ balances: Object.freeze(balances) });
+    if (Object.isFrozen(debited) && Object.isFrozen(org)) balanceBodies.set(debited, { org, body });
+    return { status: 200, body };
   },
 };
 
@@ -60,7 +70,7 @@ export const createRecipient: OperationHandler = {
       active: true,
       source: 'api',
       idempotencyKey: idempotencyKey ?? null,
-      createdAt: now.toISOString(),
+      createdAt: now,
     };
     await tx.insertRecipient(recipient);
     return { status: 201, body: recipientView(recipient) };
@@ -96,7 +106,7 @@ export async function insertTransfer(ctx: Parameters<OperationHandler['run']>[0]
     currency: CURRENCY[recipient.rail] ?? 'USD',
     status,
     idempotencyKey: ctx.idempotencyKey!,
-    createdAt: ctx.now.toISOString(),
+    createdAt: ctx.now,
   };
   await ctx.tx.insertTransfer(transfer);
   return transfer;

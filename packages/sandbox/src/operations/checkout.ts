@@ -8,7 +8,7 @@ export const createCheckoutProduct: OperationHandler = {
   fingerprint: (body) => JSON.stringify(body),
   async run({ tx, org, body, idempotencyKey, now, newId }) {
     const product = { ...body, id: newId('prd'), idempotencyKey: idempotencyKey! };
-    await tx.insertResource({ id: product.id, organizationId: org.id, kind: 'checkout_product', idempotencyKey: idempotencyKey!, body: product, createdAt: now.toISOString() });
+    await tx.insertResource({ id: product.id, organizationId: org.id, kind: 'checkout_product', idempotencyKey: idempotencyKey!, body: product, createdAt: now });
     return { status: 201, body: product };
   },
 };
@@ -24,7 +24,7 @@ export const createCheckoutSession: OperationHandler = {
       amount: body.amount === undefined ? undefined : normalizeAmount(body.amount),
       idempotencyKey: idempotencyKey!,
     });
-    await tx.insertResource({ id: String(session.id), organizationId: org.id, kind: 'checkout_session', idempotencyKey: idempotencyKey!, body: session, createdAt: now.toISOString() });
+    await tx.insertResource({ id: String(session.id), organizationId: org.id, kind: 'checkout_session', idempotencyKey: idempotencyKey!, body: session, createdAt: now });
     return { status: 201, body: session };
   },
 };

@@ -9,8 +9,8 @@ export interface OperationContext {
   params: Record<string, string>;
   body: Record<string, unknown>;
   idempotencyKey: string | undefined;
-  /** When the request arrived (ISO strings only where a record needs one: toISOString is not free). */
-  now: Date;
+  /** When the request arrived, as an ISO string (the same for every record the request creates). */
+  readonly now: string;
   newId: (prefix: string) => string;
 }
 

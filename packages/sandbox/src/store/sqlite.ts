@@ -77,8 +77,11 @@ interface LogicalState {
   /** It changed data the read cache may hold: if it rolls back, the cache is dropped whole. */
   wroteCached: boolean;
   /**
-   * Its savepoint, then one per `tx.nested` scope, innermost last. Each is taken only before the first
-   * write inside it: a read has nothing to undo.
+   * Its scope, then one per `tx.nested` scope, innermost last. A scope's savepoint is taken only before
+   * the first write inside it (a read has nothing to undo), and only the innermost scope's: an outer scope
+   * that has written nothing when a nested one succeeds adopts the nested savepoint instead of releasing
+   * it, since rolling back to it undoes all the outer scope wrote. A request (an operation nested in its
+   * transaction) so takes one savepoint, not two.
    */
   savepoints: Scope[];
   /** It was started as read-only in a batch without the write lock, and then wanted to write: run it again, locked. */
@@ -378,7 +381,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const rateCounters = new RateCounters();
   /** The logical transaction that is running (they run one at a time). */
   let current: LogicalState | undefined;
-  /** Called by every method before it writes: opens the savepoints not yet taken, outermost first. */
+  /** Called by every method before it writes: takes the innermost scope's savepoint if not yet taken. */
   const writing = () => {
     if (!current) return;
     if (!batch?.locked) {
@@ -387,11 +390,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       current.needsLock = true;
       throw new NeedsWriteLock();
     }
-    for (const savepoint of current.savepoints) {
-      if (savepoint.open) continue;
-      prepare(`SAVEPOINT ${savepoint.name}`).run();
-      savepoint.open = true;
-    }
+    const innermost = current.savepoints[current.savepoints.length - 1]!;
+    if (innermost.open) return;
+    prepare(`SAVEPOINT ${innermost.name}`).run();
+    innermost.open = true;
   };
   /** A write is changing cached data: the running transaction must drop the caches if it rolls back. */
   const touched = () => {
@@ -441,7 +443,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       try {
         const value = await fn();
         writeClaims(savepoint);
-        if (savepoint.open) prepare(`RELEASE ${savepoint.name}`).run();
+        const outer = state.savepoints[state.savepoints.length - 2]!;
+        if (savepoint.open && outer.open) prepare(`RELEASE ${savepoint.name}`).run();
+        else if (savepoint.open) Object.assign(outer, { name: savepoint.name, open: true }); // adopted: see savepoints
         return value;
       } catch (err) {
         if (db.isTransaction) {
@@ -870,7 +874,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         });
         if (state.needsLock) throw new NeedsWriteLock(); // fn caught the refusal to write: still run it again
         writeClaims(state.savepoints[0]!);
-        if (state.savepoints[0]!.open) prepare('RELEASE logical').run();
+        if (state.savepoints[0]!.open) prepare(`RELEASE ${state.savepoints[0]!.name}`).run();
         return { value, batch: member };
       } catch (err) {
         if (member.locked && !db.isTransaction) abandonBatch(err);
