@@ -46,7 +46,18 @@ const EMPTY_BODY: Buffer = Buffer.alloc(0);
 
 const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
 
-const isoOf = (request: Request): string => (request.iso ??= request.at.toISOString());
+const isoOf = (request: Request): string => (request.iso ??= isoTime(request.at.getTime()));
+
+/** Date#toISOString, remembered for the last millisecond asked (requests under load share milliseconds). */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 
 /** What a handler sees of its request. A class: its `now` getter lives on the prototype (a getter in an object literal makes every context slow to create). */
 class RequestContext implements OperationContext {

@@ -42,5 +42,9 @@ export function fromCents(cents: bigint): string {
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
 
+/** Already canonical: no leading zero, exactly two decimals (what clients send, nearly always). */
+const CANONICAL = /^(?:0|[1-9]\d*)\.\d{2}$/;
+
 /** The canonical two-decimal string of an amount: 37.45 and "37.45" are the same. Throws InvalidAmount. */
-export const normalizeAmount = (amount: unknown): string => fromCents(toCents(amount));
+export const normalizeAmount = (amount: unknown): string =>
+  typeof amount === 'string' && CANONICAL.test(amount) ? amount : fromCents(toCents(amount));

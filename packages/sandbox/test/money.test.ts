@@ -45,6 +45,23 @@ describe('money: exact cents', () => {
     );
   });
 
+  it('normalizes any decimal string as its cents do (the shortcut for canonical strings included)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.stringMatching(/^\d{1,20}(\.\d{1,2})?$/), fc.stringMatching(/^[0-9.-]{1,8}$/)), (text) => {
+        const outcome = (f: () => string) => {
+          try {
+            return f();
+          } catch (err) {
+            return err instanceof InvalidAmount ? 'invalid' : err;
+          }
+        };
+        expect(outcome(() => normalizeAmount(text)), text).toBe(outcome(() => fromCents(toCents(text))));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(['007.50', '0.5', '12', '00.00'].map(normalizeAmount)).toEqual(['7.50', '0.50', '12.00', '0.00']);
+  });
+
   it('a JSON number that shows a two-decimal value is exactly that many cents (no Math.round(n * 100))', () => {
     let checked = 0;
     fc.assert(
