@@ -3,7 +3,7 @@
 // postgresql package when the binaries are missing and it may, and fails otherwise: never skipped).
 // "Another instance" is a second store on the same data (a second pool on PostgreSQL, a second connection
 // on the SQLite file); for in-memory SQLite, which has no other instance, it is the same store.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -728,31 +728,5 @@ describe('createStore', () => {
     const remote = createStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none' });
     expect(remote.kind).toBe('postgres');
     await remote.close();
-  });
-});
-
-describe('SQLite on a file: the background checkpointer', () => {
-  it('copies committed pages into the database file without the committing connection doing it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-checkpoint-'));
-    const file = join(dir, 'store.sqlite');
-    const store = createSqliteStore({ file });
-    try {
-      await store.migrate();
-      await store.transaction((tx) => tx.insertOrganization(organization('org_1')));
-      const sizeBefore = statSync(file).size;
-      // 2,000 transfers: far fewer WAL pages than the connection's own auto-checkpoint (10,000).
-      for (let batch = 0; batch < 20; batch++) {
-        await store.transaction(async (tx) => {
-          for (let i = 0; i < 100; i++) await tx.insertTransfer(transfer(`tr_${batch}_${i}`, '1.00', { idempotencyKey: `k-${batch}-${i}` }));
-        });
-      }
-      // The worker checkpoints every 200 ms: the database file itself grows within a few of its rounds.
-      const deadline = Date.now() + 5_000;
-      while (statSync(file).size <= sizeBefore && Date.now() < deadline) await sleep(50);
-      expect(statSync(file).size).toBeGreaterThan(sizeBefore);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });

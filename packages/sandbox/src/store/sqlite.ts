@@ -12,7 +12,6 @@
 // text, amounts as the canonical two-decimal string plus integer cents (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
 import type {
   ApiKeyRecord,
   FaultRecord,
@@ -40,8 +39,6 @@ export interface SqliteStoreOptions {
 
 /** SQLite's own (synchronous) busy wait per attempt; the rest of the wait is asynchronous. */
 const SYNC_BUSY_TIMEOUT_MS = 100;
-/** How often the background checkpointer (checkpoint-worker.ts) copies the WAL into the database file. */
-const CHECKPOINT_INTERVAL_MS = 200;
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
 
@@ -357,10 +354,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
-      // The background checkpointer (checkpoint-worker.ts) copies the WAL back every 200 ms off the event
-      // loop; this connection's own auto-checkpoint, every 10,000 WAL pages, is the safety net that keeps
-      // the WAL bounded under load that never pauses (and then finds little left to copy). A 16 MB page
-      // cache keeps the hot index pages in memory.
+      // Random keys (idempotency keys, rate-limit buckets) dirty pages all over the indexes: checkpointing
+      // every 10,000 WAL pages instead of 1,000 copies a page changed by many commits back once (bench p99
+      // of new-key transfers 8.2 → 4.9 ms), and a 16 MB page cache keeps the hot index pages in memory.
       db.exec('PRAGMA wal_autocheckpoint = 10000');
       db.exec('PRAGMA cache_size = -16000');
     }
@@ -368,12 +364,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     db.close();
     throw err;
   }
-
-  const checkpointer = inMemory
-    ? undefined
-    : new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
-  checkpointer?.unref(); // never what keeps a process alive
-  checkpointer?.on('error', (err) => process.stderr.write(`sandbox store: the background checkpointer stopped: ${String(err)}\n`));
 
   const statements = new Map<string, StatementSync>();
   const prepare = (sql: string): StatementSync => {
@@ -956,12 +946,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       await tail;
       statements.clear();
       db.close();
-      if (checkpointer) {
-        const exited = new Promise((resolve) => checkpointer.once('exit', resolve));
-        checkpointer.postMessage('close');
-        await Promise.race([exited, sleep(2_000)]);
-        await checkpointer.terminate();
-      }
     },
   };
 }
