@@ -6,5 +6,16 @@ import { randomUUID } from 'node:crypto';
 
 export function newId(prefix: string, now: number = Date.now()): string {
   const uuid = randomUUID(); // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: its first 8 and last 12 digits are random
-  return `${prefix}_${now.toString(16).padStart(12, '0')}${uuid.slice(0, 8)}${uuid.slice(24)}`;
+  return `${prefix}_${hexTime(now)}${uuid.slice(0, 8)}${uuid.slice(24)}`;
+}
+
+/** The 12 hex digits of a time in ms, remembered for the last one asked (ids made under load share milliseconds). */
+let lastMs = Number.NaN;
+let lastHex = '';
+function hexTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastHex = ms.toString(16).padStart(12, '0');
+  }
+  return lastHex;
 }

@@ -299,6 +299,27 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await store.transaction((tx) => tx.countTransfers())).toBe(7);
   });
 
+  it('transfers: sums read before a transfer (a store may keep them) count it after, and not after a rollback', async () => {
+    const sums = () => store.transaction(async (tx) => [await tx.sumTransfers('org_1', ['completed', 'pending']), await tx.sumTransfers('org_1', ['failed'])]);
+    await store.transaction((tx) => tx.insertTransfer(transfer('tr_1', '0.10')));
+    expect(await sums()).toEqual([{ BRL: '0.10' }, {}]);
+    await store.transaction(async (tx) => {
+      await tx.insertTransfer(transfer('tr_2', '0.20', { status: 'pending' }));
+      await tx.insertTransfer(transfer('tr_3', '5.00', { currency: 'USD' })); // a currency the sums did not have
+      await tx.insertTransfer(transfer('tr_4', '7.00', { status: 'failed' }));
+      await tx.insertTransfer(transfer('tr_5', '9.00', { status: 'cancelled' })); // counted by neither
+    });
+    expect(await sums()).toEqual([{ BRL: '0.30', USD: '5.00' }, { BRL: '7.00' }]);
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertTransfer(transfer('tr_6', '1.00'));
+        expect(await tx.sumTransfers('org_1', ['completed', 'pending'])).toEqual({ BRL: '1.30', USD: '5.00' });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await sums()).toEqual([{ BRL: '0.30', USD: '5.00' }, { BRL: '7.00' }]);
+  });
+
   it('resources: insert and count by kind and organization', async () => {
     const body = { id: 'card_1', nested: { list: [1, 'two', null], flag: true }, zeta: 1, alpha: 2 };
     await store.transaction(async (tx) => {

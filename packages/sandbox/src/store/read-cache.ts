@@ -52,6 +52,20 @@ export class ReadCache {
     return frozen;
   }
 
+  /**
+   * A transfer was added: the organization's cached sums that count its status take its amount (new frozen
+   * objects: a reader holding the old one keeps it), so a balance read after each transfer is not a new
+   * SUM over all of them. `add` returns the new sum of a currency from the old one (absent: none yet).
+   */
+  addToSums(organizationId: string, status: string, currency: string, add: (sum: string | undefined) => string): void {
+    const perOrg = this.sums.get(organizationId);
+    if (!perOrg) return;
+    for (const [statuses, sums] of perOrg) {
+      if (!statuses.split(',').includes(status)) continue;
+      perOrg.set(statuses, Object.freeze({ ...sums, [currency]: add(sums[currency]) }));
+    }
+  }
+
   clear(): void {
     this.keysByHash.clear();
     this.organizations.clear();

@@ -193,6 +193,10 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 
 const AMOUNT = /^(-?)(\d+)\.(\d{2})$/;
 
+/** A bigint bound as a plain number where that is exact (binding a BigInt costs more), as a BigInt beyond. */
+const sqlInteger = (n: bigint): number | bigint => (n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Integer cents of a canonical two-decimal amount ("12.50" → 1250n); throws on anything else. */
 function toCents(amount: string): bigint {
   const match = AMOUNT.exec(amount);
@@ -593,14 +597,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         t.organizationId,
         t.recipientId,
         t.amount,
-        toCents(t.amount),
+        sqlInteger(toCents(t.amount)),
         t.currency,
         t.status,
         t.idempotencyKey,
         t.createdAt,
       );
       touched();
-      cache.sums.delete(t.organizationId);
+      cache.addToSums(t.organizationId, t.status, t.currency, (sum) => formatCents((sum === undefined ? 0n : toCents(sum)) + toCents(t.amount)));
     },
     async getTransfer(organizationId, id) {
       const row = get('SELECT * FROM transfers WHERE organization_id = ? AND id = ?', organizationId, id);
