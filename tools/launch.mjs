@@ -96,7 +96,9 @@ ensureWorkspace(env);
 // (about 25 MB less resident memory for the sandbox). Git-ignored, like the rest of .tools/.
 env.NODE_COMPILE_CACHE ??= join(localDir, 'compile-cache');
 const node = env.PATH.startsWith(localBin) ? join(localBin, 'node') : process.execPath;
-const child = spawn(node, [taskFile, ...args], { stdio: 'inherit', cwd: root, env });
+// The task that runs the sandbox runs it with the sandbox's own V8 flags (see the file for why).
+const nodeFlags = task === 'start' ? JSON.parse(readFileSync(join(root, 'packages', 'sandbox', 'node-flags.json'), 'utf8')).flags : [];
+const child = spawn(node, [...nodeFlags, taskFile, ...args], { stdio: 'inherit', cwd: root, env });
 // Forward termination so `kill <pid>` of npm/launcher stops the task (Ctrl-C reaches both already).
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1)));

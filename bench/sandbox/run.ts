@@ -56,6 +56,7 @@ import type { ServerConfig, ServerReady } from './server.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const serverScript = join(here, 'server.ts');
+const sandboxNodeFlags = (JSON.parse(readFileSync(join(here, '..', '..', 'packages', 'sandbox', 'node-flags.json'), 'utf8')) as { flags: string[] }).flags;
 const loadgenScript = join(here, 'loadgen.ts');
 
 const { values: args } = parseArgs({
@@ -207,6 +208,8 @@ function postgresPids(pg: ThrowawayPostgres): () => number[] {
 async function startServer(id: ServerId, config: ServerConfig, options: { dbPids?: () => number[] } = {}): Promise<Target> {
   const service: Service<ServerReady> = await forkService<ServerReady>(serverScript, {
     args: [JSON.stringify(config)],
+    // The sandbox runs with its V8 flags, as npm start runs it; the bare server with Node's defaults.
+    ...(config.kind === 'sandbox' ? { execArgv: sandboxNodeFlags } : {}),
     startTimeoutMs: 60_000,
   });
   const url = `http://127.0.0.1:${service.ready.port}`;
@@ -443,6 +446,7 @@ try {
       `${KEY_BUDGET} requests over the whole run; pools grow between blocks (admin API) to twice what a block can use.\n` +
       `Stores: node:sqlite on a file in a temp folder (the sandbox's own settings: WAL, synchronous=NORMAL), as npm start; PostgreSQL: a\n` +
       `throwaway cluster with fsync on, the sandbox's default pool. Request log: ${args.log ? 'JSON lines to a file (--log)' : 'off (startSandbox without a logger; --log writes one to a file, as npm start does to stderr)'}.\n` +
+      `Sandbox process: node ${sandboxNodeFlags.join(' ')} (packages/sandbox/node-flags.json, as npm start runs it); the bare server: Node's defaults.\n` +
       `Node's compile cache: ${compileCache ? `${compileCache} (warmed by starting one sandbox first)` : 'off (NODE_COMPILE_CACHE not set; run through npm run bench:sandbox)'}.\n` +
       `At start: ${quiet}${load()}\n`,
   );
