@@ -4,9 +4,9 @@
 // Every failure is the shared error body with a fresh requestId; no response carries CORS headers.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Contract, OperationContract } from './contract.ts';
+import type { Contract, OperationContract, RateLimit } from './contract.ts';
 import { Failure } from './failure.ts';
-import { BodyTooLarge, readBody, sendEdge, sendJson, type LogLine, type Logger } from './http.ts';
+import { BodyTooLarge, pathOf, readBody, sendEdge, sendJson, type LogLine, type Logger } from './http.ts';
 import { newId } from './ids.ts';
 import { hashApiKey, wellFormed } from './keys.ts';
 import { handlers } from './operations/index.ts';
@@ -102,15 +102,15 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const requestId = randomUUID();
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const line: LogLine = { requestId, method: req.method ?? '', path: url.pathname, status: 0, ms: 0 };
+    const path = pathOf(req.url ?? '/');
+    const line: LogLine = { requestId, method: req.method ?? '', path, status: 0, ms: 0 };
     try {
-      if (options.admin && url.pathname.startsWith('/admin/')) {
+      if (options.admin && path.startsWith('/admin/')) {
         await options.admin(req, res, requestId);
         line.status = res.statusCode;
         return;
       }
-      await api(req, res, url, line);
+      await api(req, res, path, line);
     } catch (err) {
       if (err instanceof Failure) fail(res, line, err);
       else {
@@ -129,8 +129,8 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     }
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, url: URL, line: LogLine): Promise<void> {
-    const matched = contract.match(req.method ?? '', url.pathname);
+  async function api(req: IncomingMessage, res: ServerResponse, path: string, line: LogLine): Promise<void> {
+    const matched = contract.match(req.method ?? '', path);
     if (matched === undefined || matched === 'method-not-allowed') {
       // Not an operation of the spec (OPTIONS preflights included): no CORS, just the error body.
       const status = matched === undefined ? 404 : 405;
@@ -199,18 +199,17 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
 
   /** Counts the request against the key's rate limits; the seconds until the window resets when one is exceeded. */
   async function countRequest(tx: Transaction, keyId: string, op: OperationContract, t: number): Promise<number | undefined> {
-    for (const { bucket, limit, windowSeconds } of rateLimits(keyId, op)) {
-      const windowMs = windowSeconds * 1000;
-      const windowStart = t - (t % windowMs);
-      if ((await tx.hitRateLimit(bucket, windowStart)) > limit) return Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
-    }
-    return undefined;
+    const overall = await hit(tx, `key:${keyId}`, contract.defaultRateLimit, t);
+    if (overall !== undefined || !op.rateLimit) return overall;
+    return hit(tx, `key:${keyId}:${op.operationId}`, op.rateLimit, t);
   }
 
-  function rateLimits(keyId: string, op: OperationContract): { bucket: string; limit: number; windowSeconds: number }[] {
-    const limits = [{ bucket: `key:${keyId}`, ...contract.defaultRateLimit }];
-    if (op.rateLimit) limits.push({ bucket: `key:${keyId}:${op.operationId}`, ...op.rateLimit });
-    return limits;
+  /** One hit on a bucket's fixed window; the seconds until the window resets when the limit is exceeded. */
+  async function hit(tx: Transaction, bucket: string, { limit, windowSeconds }: RateLimit, t: number): Promise<number | undefined> {
+    const windowMs = windowSeconds * 1000;
+    const windowStart = t - (t % windowMs);
+    if ((await tx.hitRateLimit(bucket, windowStart)) <= limit) return undefined;
+    return Math.max(1, Math.ceil((windowStart + windowMs - t) / 1000));
   }
 
   function productEnabled(org: Organization, op: OperationContract): boolean {
@@ -218,7 +217,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
   }
 
   function parseAndValidate(req: IncomingMessage, op: OperationContract, params: Record<string, string>, raw: Buffer): Record<string, unknown> {
-    for (const [name, validate] of Object.entries(op.pathValidators)) {
+    for (const [name, validate] of op.pathValidators) {
       // An id that breaks the id schema names nothing: the operation's documented 404, not an undocumented 400.
       if (!validate(params[name])) throw new Failure(op.notFoundCode ?? 'invalid_request', op.notFoundCode ? undefined : `Path parameter ${name} is invalid.`);
     }

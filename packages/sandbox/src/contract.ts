@@ -19,6 +19,11 @@ import { InvalidAmount, normalizeAmount } from './money.ts';
 
 export type Product = 'Banking' | 'Cards' | 'Checkout';
 
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
 export interface OperationContract {
   operationId: string;
   method: string;
@@ -31,7 +36,8 @@ export interface OperationContract {
   idempotencyKey: ValidateFunction | undefined;
   body: JsonObject | undefined;
   validateBody: ValidateFunction | undefined;
-  pathValidators: Record<string, ValidateFunction>;
+  /** Path parameter → its schema's validator. */
+  pathValidators: ReadonlyMap<string, ValidateFunction>;
   /** The 404 code of the operation (a path id that cannot exist is simply not found), if it has one. */
   notFoundCode: string | undefined;
   /** Whether the operation takes a request body. */
@@ -45,7 +51,7 @@ export interface OperationContract {
   /** The statuses the operation documents as the edge network's, without a JSON body (`x-origin: edge`). */
   edgeStatuses: ReadonlySet<number>;
   /** The x-rate-limit of the operation, when stricter than the document's. */
-  rateLimit: { limit: number; windowSeconds: number } | undefined;
+  rateLimit: RateLimit | undefined;
 }
 
 export interface Contract {
@@ -56,7 +62,7 @@ export interface Contract {
   error(code: string): { status: number; meaning: string };
   /** The spec code for a body that failed validation (x-error-code, or invalid_request). */
   bodyErrorCode(op: OperationContract, body: unknown, errors: ErrorObject[]): string;
-  defaultRateLimit: { limit: number; windowSeconds: number };
+  defaultRateLimit: RateLimit;
   /**
    * The name of the API key header, lowercased as node's `req.headers` has it: the `name` of the spec's one
    * security scheme of type `apiKey` sent `in: header`.
@@ -167,7 +173,7 @@ export function loadContract(doc: OpenApiDocument): Contract {
       validateBody: bodySchema ? exactDecimals(operationId, bodySchema, validator.compile(bodySchema)) : undefined,
       // Every path parameter has a validator, and none accepts a missing value: match() leaves out a segment
       // that is not valid percent-encoding, so such a path is answered like any id that names nothing.
-      pathValidators: Object.fromEntries(pathParams.map((name) => [name, validator.compile(pathSchemas.get(name) ?? { type: 'string' })])),
+      pathValidators: new Map(pathParams.map((name) => [name, validator.compile(pathSchemas.get(name) ?? { type: 'string' })])),
       notFoundCode: ownErrors.find((e) => e.status === 404)?.code,
       rateLimit: rateLimitOf(operation['x-rate-limit']),
       hasBody: bodySchema !== undefined,

@@ -25,11 +25,31 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  const head = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+  res.writeHead(status, headers ? { ...head, ...headers } : head);
   res.end(text);
+}
+
+/** Characters a request path may hold that Node's URL parser keeps as they are (no %-escapes, no dot segments). */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+
+/**
+ * The path of a request target, as `new URL(target, base).pathname` gives it; the parser runs only where it
+ * would change something. A target the parser refuses (`/\\`, which it reads as `//` with no host) is
+ * returned as it came: it names no operation, so it gets the 404 body instead of an exception.
+ */
+export function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  if (PLAIN_PATH.test(path) && !path.includes('/.')) return path;
+  try {
+    return new URL(target, 'http://sandbox').pathname;
+  } catch {
+    return path;
+  }
 }
 
 /** What the edge network answers with: a 502/504 without the JSON error body. */

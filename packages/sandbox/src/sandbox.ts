@@ -56,7 +56,12 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const server = createServer((req, res) => {
     // Static files match their exact path (no normalization); everything else is the API's to route.
     const file = req.method === 'GET' ? files.get((req.url ?? '/').split('?', 1)[0]!) : undefined;
-    if (!file) return void handle(req, res);
+    // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
+    // unhandled rejection ends the process: cut that one connection instead.
+    if (!file) return void handle(req, res).catch((err: unknown) => {
+      process.stderr.write(`sandbox: a request failed outside its handler: ${err instanceof Error ? err.stack : String(err)}\n`);
+      res.destroy();
+    });
     readFile(file.file).then(
       (body) => res.writeHead(200, { 'content-type': file.type, 'content-length': body.length }).end(body),
       () => res.writeHead(404).end(),

@@ -59,7 +59,7 @@ describe('path matching', () => {
       expect(matched, path).toMatchObject({ op: { operationId: 'getTransfer', notFoundCode: 'banking_transfer_not_found' } });
       if (typeof matched !== 'object') throw new Error('no match');
       expect(matched.params).toEqual({});
-      expect(matched.op.pathValidators.transferId!(matched.params.transferId)).toBe(false);
+      expect(matched.op.pathValidators.get('transferId')!(matched.params.transferId)).toBe(false);
     }
   });
 

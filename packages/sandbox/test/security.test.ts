@@ -1,6 +1,7 @@
 // The security suite: no one let in who should not be, and no secret where it should not be.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +133,29 @@ describe('what leaves the server', () => {
       expect(bad.body).toMatchObject({ code: 'invalid_request', requestId: expect.stringMatching(UUID) });
       for (const reply of [big, bad]) expect(reply.text).not.toMatch(/\bat \w|node:internal|\.ts:\d+/);
     }
+  });
+
+  it('a request target the URL parser refuses (GET /\\) gets the 404 body, and the sandbox answers on', async () => {
+    // Sent over a bare socket: an HTTP client would normalize the target first. It used to throw outside
+    // any handler: an unhandled rejection, which ends a Node process.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(sandbox.port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('\r\n\r\n') && text.endsWith('}')) socket.end();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+      socket.write('GET /\\ HTTP/1.1\r\nhost: sandbox\r\nconnection: close\r\n\r\n');
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; requestId: string };
+    expect(body.code).toBe('not_found');
+    expect(body.requestId).toMatch(UUID);
+    expect((await call(sandbox.url, 'GET', '/v1/banking/balance', { key: (await admin.org()).key })).status).toBe(200);
   });
 
   it('the API key never appears in the sandbox logs or in client errors', async () => {

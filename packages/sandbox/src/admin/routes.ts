@@ -9,7 +9,7 @@ import { createValidator, deref, isObject, loadSpec, operations, type JsonObject
 import type { ValidateFunction } from 'ajv';
 import { decodePathSegment, loadContract, type Contract, type OperationContract } from '../contract.ts';
 import { validAddress } from '../eip55.ts';
-import { BodyTooLarge, readBody, sendJson } from '../http.ts';
+import { BodyTooLarge, pathOf, readBody, sendJson } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
 import { activeNicknameTaken, recipientView, transferView } from '../operations/banking.ts';
 import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
@@ -251,7 +251,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
     const header = String(req.headers.authorization ?? '');
     const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
-    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
+    const path = pathOf(req.url ?? '/');
     let params: Record<string, string> = {};
     let undecodable = false;
     const route = routes.find((r) => {
