@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract, RateLimit } from './contract.ts';
 import { Failure } from './failure.ts';
-import { BodyTooLarge, pathOf, readBody, sendEdge, sendJson, type LogLine, type Logger } from './http.ts';
+import { BodyTooLarge, pathOf, readBody, sendEdge, sendJson, sendJsonText, type LogLine, type Logger } from './http.ts';
 import { newId } from './ids.ts';
 import { hashApiKey, wellFormed } from './keys.ts';
 import { handlers } from './operations/index.ts';
@@ -193,8 +193,10 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       await execute(outcome.request, outcome.fault, res);
       return;
     }
-    line.status = outcome.result.status;
-    sendJson(res, outcome.result.status, outcome.result.body);
+    const { status, body, text } = outcome.result;
+    line.status = status;
+    if (text === undefined) sendJson(res, status, body);
+    else sendJsonText(res, status, text);
   }
 
   /** Counts the request against the key's rate limits; the seconds until the window resets when one is exceeded. */

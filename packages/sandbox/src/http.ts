@@ -26,8 +26,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** sendJson for a body already serialized. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
   const head = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
   res.writeHead(status, headers ? { ...head, ...headers } : head);
   res.end(text);

@@ -8,7 +8,7 @@ import type { RecipientRecord, Transaction, TransferRecord, TransferStatus } fro
 import { compact, type OperationHandler } from './context.ts';
 
 const CURRENCY: Record<string, string> = { brl_pix: 'BRL', usd_ach: 'USD', usd_wire: 'USD', wallet: 'USD' };
-const DEBITED: TransferStatus[] = ['pending', 'completed'];
+const DEBITED: readonly TransferStatus[] = Object.freeze(['pending', 'completed']);
 
 export const recipientView = (r: RecipientRecord) =>
   compact({ id: r.id, nickname: r.nickname, rail: r.rail, pixKey: r.pixKey, destinationAddress: r.destinationAddress, active: r.active, idempotencyKey: r.idempotencyKey });
@@ -21,20 +21,21 @@ export const transferView = (t: TransferRecord) =>
  * store that caches hands out the same frozen sums and organization until either changes, and a balance
  * is read far more often than it changes; a store that does not cache never hits (fresh objects).
  */
-const balanceBodies = new WeakMap<object, { org: object; body: unknown }>();
+const balanceBodies = new WeakMap<object, { org: object; body: unknown; text: string }>();
 
 export const getBankingBalance: OperationHandler = {
   async run({ tx, org }) {
     const debited = await tx.sumTransfers(org.id, DEBITED);
     const memo = balanceBodies.get(debited);
-    if (memo?.org === org) return { status: 200, body: memo.body };
+    if (memo?.org === org) return { status: 200, body: memo.body, text: memo.text };
     const currencies = [...new Set([...Object.keys(org.funding), ...Object.keys(debited)])].sort();
     const balances = currencies.map((currency) =>
       Object.freeze({ currency, available: fromCents(toCents(org.funding[currency] ?? '0') - toCents(debited[currency] ?? '0')) }),
     );
     const body = Object.freeze({ balances: Object.freeze(balances) });
-    if (Object.isFrozen(debited) && Object.isFrozen(org)) balanceBodies.set(debited, { org, body });
-    return { status: 200, body };
+    const text = JSON.stringify(body);
+    if (Object.isFrozen(debited) && Object.isFrozen(org)) balanceBodies.set(debited, { org, body, text });
+    return { status: 200, body, text };
   },
 };
 

@@ -17,6 +17,8 @@ export interface OperationContext {
 export interface OperationResult {
   status: number;
   body: unknown;
+  /** `body` already serialized, when the handler keeps it (a memoized body is not serialized again). */
+  text?: string;
 }
 
 export interface OperationHandler {

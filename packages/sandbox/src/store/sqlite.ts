@@ -193,6 +193,15 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 
 const AMOUNT = /^(-?)(\d+)\.(\d{2})$/;
 
+/** The cache key of a list of statuses; remembered for a frozen list (callers pass one constant list on every request). */
+const statusesKeys = new WeakMap<readonly string[], string>();
+function statusesKey(statuses: readonly string[]): string {
+  if (!Object.isFrozen(statuses)) return statuses.join(',');
+  let key = statusesKeys.get(statuses);
+  if (key === undefined) statusesKeys.set(statuses, (key = statuses.join(',')));
+  return key;
+}
+
 /** A bigint bound as a plain number where that is exact (binding a BigInt costs more), as a BigInt beyond. */
 const sqlInteger = (n: bigint): number | bigint => (n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -618,7 +627,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return row && toTransfer(row);
     },
     async sumTransfers(organizationId, statuses) {
-      const which = statuses.join(',');
+      const which = statusesKey(statuses);
       const cached = cache.sums.get(organizationId)?.get(which);
       if (cached) return cached;
       const sums: Record<string, string> = {};

@@ -146,7 +146,7 @@ export interface Transaction {
   getTransfer(organizationId: string, id: string): Promise<TransferRecord | undefined>;
   updateTransferStatus(organizationId: string, id: string, status: TransferStatus): Promise<TransferRecord | undefined>;
   /** Sum of amounts per currency of the organization's transfers in the given statuses (decimal strings). */
-  sumTransfers(organizationId: string, statuses: TransferStatus[]): Promise<Record<string, string>>;
+  sumTransfers(organizationId: string, statuses: readonly TransferStatus[]): Promise<Record<string, string>>;
   countTransfers(organizationId?: string): Promise<number>;
 
   // cards, checkout products, checkout sessions
