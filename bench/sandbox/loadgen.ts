@@ -6,6 +6,7 @@
 // (status, and the replayed id or echoed Idempotency-Key where asked), and answers a LoadResult.
 // Every loop is bounded: by the window's end or the request count, by a per-request timeout, by a cap on
 // errors, and by a hard limit on the whole run. It exits when its parent goes away.
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { cpuMsOfAll, machineCpuMs } from '../lib/proc.ts';
 import { answer } from '../lib/service.ts';
@@ -124,7 +125,8 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
         stop = true;
         return;
       }
-      const idempotencyKey = spec.idempotency === 'new' ? `${spec.idempotencyPrefix}-${++sequence}` : spec.idempotency === 'fixed' ? spec.idempotencyKey : undefined;
+      const idempotencyKey =
+        spec.idempotency === 'new' ? `${spec.idempotencyPrefix}-${++sequence}` : spec.idempotency === 'uuid' ? randomUUID() : spec.idempotency === 'fixed' ? spec.idempotencyKey : undefined;
       sent++;
       const t0 = performance.now();
       let reply: Reply;

@@ -11,11 +11,12 @@ export const FUNDING = { USD: '100000000.00' };
 /** What the bare node:http server answers: the sandbox's balance body for a funded org, fixed. */
 export const bareBalanceBody = JSON.stringify({ balances: [{ currency: 'USD', available: '100000000.00' }] });
 
-export const OPS = ['balance', 'transfer-new', 'transfer-replay'] as const;
+export const OPS = ['balance', 'transfer-new', 'transfer-uuid', 'transfer-replay'] as const;
 export type OpId = (typeof OPS)[number];
 export const opLabel: Record<OpId, string> = {
   balance: 'GET balance',
   'transfer-new': 'POST transfer, new key',
+  'transfer-uuid': 'POST transfer, new UUID key',
   'transfer-replay': 'POST transfer, replay',
 };
 
@@ -37,8 +38,12 @@ export interface LoadSpec {
   path: string;
   /** The request body (JSON text), the same on every request. */
   body?: string;
-  /** POSTs: `new` sends `${idempotencyPrefix}-${n}` (never reused), `fixed` sends `idempotencyKey` on every request. */
-  idempotency?: 'new' | 'fixed';
+  /**
+   * POSTs: `new` sends `${idempotencyPrefix}-${n}` (never reused; consecutive keys sort together), `uuid` a
+   * fresh crypto.randomUUID() (what our client sends: keys land all over the store's key index), `fixed`
+   * sends `idempotencyKey` on every request.
+   */
+  idempotency?: 'new' | 'uuid' | 'fixed';
   idempotencyPrefix?: string;
   idempotencyKey?: string;
   /** API keys, used round robin; `budgets[i]` is how many requests key i may still carry. */

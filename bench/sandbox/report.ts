@@ -72,7 +72,8 @@ export function throughputTable(rows: Rows, servers: readonly ServerId[]): strin
 export function legend(servers: readonly ServerId[]): string {
   return [
     '  GET balance = GET /v1/banking/balance; POST transfer = POST /v1/banking/transfers with a new Idempotency-Key',
-    '  per request (new key) or one key and one body sent again and again (replay: the stored answer).',
+    '  per request (new key: <prefix>-<n>, consecutive keys that sort together; new UUID key: crypto.randomUUID(), as our',
+    '  client sends, landing all over the key index) or one key and one body sent again and again (replay: the stored answer).',
     ...servers.map((s) => `  ${s.padEnd(16)} ${serverLabel[s]}`),
     '  ratio: req/s median over the reference’s (GET: bare node:http; POSTs: Prism). p50/p99: medians over rounds of',
     '  each round’s percentiles. server CPU: % of one core over the measured window, the server process only;',
@@ -112,7 +113,7 @@ function ratioPart(rows: Rows, op: OpId, server: ServerId, target: number): { pa
 }
 
 export function postVerdict(rows: Rows, server: ServerId, label: string): Verdict {
-  const parts = (['transfer-new', 'transfer-replay'] as const).map((op) => ratioPart(rows, op, server, POST_TARGET));
+  const parts = (['transfer-new', 'transfer-uuid', 'transfer-replay'] as const).map((op) => ratioPart(rows, op, server, POST_TARGET));
   const pass = parts.every((p) => p.pass);
   return {
     name: `post ${server}`,

@@ -297,13 +297,13 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
     case 'balance':
       return { ...base, method: 'GET', path: BALANCE_PATH, expectStatus: 200, expectText: sandbox ? '"USD"' : '"balances"' };
     case 'transfer-new':
+    case 'transfer-uuid':
       return {
         ...base,
         method: 'POST',
         path: TRANSFERS_PATH,
         body,
-        idempotency: 'new',
-        idempotencyPrefix: `bench-${++blockSeq}`,
+        ...(op === 'transfer-new' ? { idempotency: 'new' as const, idempotencyPrefix: `bench-${++blockSeq}` } : { idempotency: 'uuid' as const }),
         expectStatus: 201,
         ...(sandbox ? { expectEcho: true } : { expectText: '"recipientId"' }),
       };
@@ -336,7 +336,7 @@ async function loadRun(target: Target, op: OpId, window: { warmupMs: number; dur
   result.othersCpu = Math.max(0, result.machineCpu - result.serverCpu - result.dbCpu - result.loadgenCpu - harnessCpu);
   if (target.sandbox) {
     target.sandbox.pools[op].settle(result.used);
-    if (op === 'transfer-new') target.sandbox.transfers += result.ok;
+    if (op === 'transfer-new' || op === 'transfer-uuid') target.sandbox.transfers += result.ok;
   }
   const what = `${opLabel[op]} on ${target.id}`;
   if (result.exhausted) throw new Error(`${what}: the API key pool ran out mid-block (a bench bug: pools are sized at twice the fastest rate seen)`);
@@ -375,12 +375,12 @@ async function topUp(target: Target, total: number, stopBy: number): Promise<{ r
   let ms = 0;
   while (sandbox.transfers < total) {
     const left = stopBy - performance.now();
-    const rate = fastest.get(rowKey('transfer-new', target.id)) ?? 300;
+    const rate = fastest.get(rowKey('transfer-uuid', target.id)) ?? 300;
     if (left < 5_000) break;
     // No chunk longer than the time left at the rate seen so far.
     const n = Math.min(chunk, total - sandbox.transfers, Math.max(500, Math.floor((rate * 0.8 * left) / 1000)));
     const t0 = performance.now();
-    const r = await loadRun(target, 'transfer-new', { warmupMs: 0, durationMs: 0, maxRequests: n });
+    const r = await loadRun(target, 'transfer-uuid', { warmupMs: 0, durationMs: 0, maxRequests: n }); // keys as clients make them
     sent += r.ok;
     ms += performance.now() - t0;
     progress(`  ${target.id}: ${sandbox.transfers.toLocaleString('en-US')}/${total.toLocaleString('en-US')} transfers (${Math.round(r.rps).toLocaleString('en-US')} req/s, server CPU ${Math.round(r.serverCpu)}%)`);
