@@ -1,13 +1,13 @@
 // Hot reads of the embedded store, kept in memory: every request looks up its API key and organization,
 // checks for scheduled faults, every transfer reads its recipient, and GET balance sums the organization's
-// transfers. The SQLite store owns
-// the invalidation rules (see sqlite.ts), which keep this exact rather than eventually right:
-// - a write through the store drops the entries it affects, and the store marks the running logical
-//   transaction; if that transaction rolls back, everything is dropped (its own reads may have cached its
-//   writes);
+// transfers. The SQLite store owns the invalidation rules (see sqlite.ts), which keep this exact rather
+// than eventually right:
+// - a write through the store drops the entries it affects (a transfer updates the sums that count it
+//   instead), and the store marks the running logical transaction; if that transaction rolls back,
+//   everything is dropped (its own reads may have cached its writes);
 // - a batch whose COMMIT fails drops everything;
 // - another connection's commit (another sandbox process on the same file) changes PRAGMA data_version,
-//   checked when each batch takes the write lock: then everything is dropped.
+//   checked when each batch opens (and again when it takes the write lock): then everything is dropped.
 // Cached objects are frozen: a caller that tried to change one would change every later request's view.
 import type { ApiKeyRecord, Organization, RecipientRecord } from './types.ts';
 
