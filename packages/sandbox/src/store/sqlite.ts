@@ -1,15 +1,17 @@
 // The embedded store: node:sqlite (built into Node 24), one connection per store, on a file or in memory.
 // `fn` in transaction() is async and several HTTP requests run at once in one process, while a SQLite
 // connection has a single transaction: logical transactions are queued (one at a time per store). They
-// share SQLite transactions (group commit): a batch opens with BEGIN IMMEDIATE, so it holds the database's
-// write lock from its first statement; each logical transaction runs in a savepoint (rolled back alone when
-// it throws); the batch COMMITs once the queue is empty at the end of an event-loop turn (or after
-// MAX_BATCH members), and only then does any member's caller hear of its result: what a request
-// acknowledges is on disk. One COMMIT per batch instead of one per transaction is most of this store's
-// speed. Another process (or another store) on the same file waits for that lock asynchronously (see
-// `begin`), so it never blocks this process's event loop for long; its commits are noticed through
-// PRAGMA data_version and drop the read cache (read-cache.ts). Booleans are stored as integers, JSON as
-// text, amounts as the canonical two-decimal string plus integer cents (sums are exact).
+// share SQLite transactions (group commit): a batch takes the database's write lock (BEGIN IMMEDIATE)
+// before the first statement of a transaction that may write; each logical transaction runs in a savepoint
+// (rolled back alone when it throws); the batch COMMITs once the queue is empty at the end of an event-loop
+// turn (or after MAX_BATCH members), and only then does any member's caller hear of its result: what a
+// request acknowledges is in the WAL. One COMMIT per batch instead of one per transaction is most of this
+// store's speed. A batch of read-only transactions (a hint: GETs) takes no lock and commits nothing.
+// Another process (or another store) on the same file waits for the lock asynchronously (see `begin`), so
+// it never blocks this process's event loop for long; its commits are noticed through PRAGMA data_version
+// and drop the read cache (read-cache.ts). Rate-limit counters live in memory (rate-counters.ts). Booleans
+// are stored as integers, JSON as text, amounts as the canonical two-decimal string plus integer cents
+// (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type {
