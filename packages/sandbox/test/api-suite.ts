@@ -175,6 +175,22 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect((await api('GET', `/v1/banking/transfers/${second.body.id}`, { key })).body.status).toBe('failed');
       });
 
+      it('the balance body matches the spec when nothing is left and when transfers exceed what was funded', async () => {
+        const { key } = await admin.org({ funding: { BRL: '100.00' } });
+        const recipient = await pixRecipient(key);
+        const isBalance = validator.schemaAt('#/components/schemas/Balance');
+        const balance = async () => (await api('GET', '/v1/banking/balance', { key })).body;
+        expect((await transfer(key, recipient.id, '100.00')).status).toBe(201);
+        const zero = await balance();
+        expect(zero.balances.find((b: any) => b.currency === 'BRL').available).toBe('0.00');
+        expect(isBalance(zero), JSON.stringify(isBalance.errors)).toBe(true);
+        // The provider names no refusal for a transfer larger than the balance: none is made up.
+        expect((await transfer(key, recipient.id, '50.25')).status).toBe(201);
+        const below = await balance();
+        expect(below.balances.find((b: any) => b.currency === 'BRL').available).toBe('-50.25');
+        expect(isBalance(below), JSON.stringify(isBalance.errors)).toBe(true);
+      });
+
       it('a missing, inactive or foreign recipient is recipient_not_found', async () => {
         const { org, key } = await admin.org();
         const other = await admin.org();

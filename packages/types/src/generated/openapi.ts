@@ -161,13 +161,15 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         /**
-         * Amount
-         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. Validators need a tolerance for `multipleOf: 0.01` on binary doubles (for example Ajv's `multipleOfPrecision`), or they reject numbers such as `0.07`; sending the string form avoids this.
-         * @example 37.45
-         * @example 37.45
-         * @example 1000
+         * BalanceAmount
+         * @description An amount held in one currency, in the two forms amounts take in this API (a JSON number or a decimal
+         *     string with two decimal places; the sandbox sends the string). Unlike a transfer amount it can be zero,
+         *     and it can be negative: the provider's document names no refusal for a transfer larger than the
+         *     balance, so none is assumed (the sandbox lets the balance go below zero).
+         * @example 1000.00
+         * @example 0.00
          */
-        Amount: number | string;
+        BalanceAmount: number | string;
         /**
          * Balance
          * @description The organization's banking balance. The provider's document does not show this body; the shape below is assumed, and servers may return other properties.
@@ -176,7 +178,7 @@ export type components = {
             balances?: {
                 /** @description ISO 4217 code. */
                 currency: string;
-                available: components["schemas"]["Amount"];
+                available: components["schemas"]["BalanceAmount"];
             }[];
         };
         /**
@@ -280,6 +282,14 @@ export type components = {
             active?: boolean;
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
         };
+        /**
+         * Amount
+         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. Validators need a tolerance for `multipleOf: 0.01` on binary doubles (for example Ajv's `multipleOfPrecision`), or they reject numbers such as `0.07`; sending the string form avoids this.
+         * @example 37.45
+         * @example 37.45
+         * @example 1000
+         */
+        Amount: number | string;
         /**
          * TransferCreate
          * @description A transfer to an active recipient. Other fields are not shown in the provider's document.
