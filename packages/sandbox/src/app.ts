@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract, RateLimit } from './contract.ts';
 import { Failure } from './failure.ts';
 import { BodyTooLarge, pathOf, readBody, sendEdge, sendJson, sendJsonText, type LogLine, type Logger } from './http.ts';
-import { newId } from './ids.ts';
+import { newId, perMillisecond } from './ids.ts';
 import { hashApiKey, wellFormed } from './keys.ts';
 import { handlers } from './operations/index.ts';
 import { admitTransfer, insertTransfer, transferView } from './operations/banking.ts';
@@ -46,18 +46,8 @@ const EMPTY_BODY: Buffer = Buffer.alloc(0);
 
 const FINAL_RESOLUTIONS = new Set(['pending', 'completed', 'failed', 'cancelled']);
 
+const isoTime = perMillisecond((ms) => new Date(ms).toISOString());
 const isoOf = (request: Request): string => (request.iso ??= isoTime(request.at.getTime()));
-
-/** Date#toISOString, remembered for the last millisecond asked (requests under load share milliseconds). */
-let lastMs = Number.NaN;
-let lastIso = '';
-function isoTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
 
 /** What a handler sees of its request. A class: its `now` getter lives on the prototype (a getter in an object literal makes every context slow to create). */
 class RequestContext implements OperationContext {

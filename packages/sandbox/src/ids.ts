@@ -9,13 +9,21 @@ export function newId(prefix: string, now: number = Date.now()): string {
   return `${prefix}_${hexTime(now)}${uuid.slice(0, 8)}${uuid.slice(24)}`;
 }
 
-/** The 12 hex digits of a time in ms, remembered for the last one asked (ids made under load share milliseconds). */
-let lastMs = Number.NaN;
-let lastHex = '';
-function hexTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastHex = ms.toString(16).padStart(12, '0');
-  }
-  return lastHex;
+/**
+ * `format` of a time in ms, remembered for the last time asked: requests under load share milliseconds,
+ * and formatting a time is not free (toISOString, toString(16)).
+ */
+export function perMillisecond(format: (ms: number) => string): (ms: number) => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  return (ms) => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      last = format(ms);
+    }
+    return last;
+  };
 }
+
+/** The 12 hex digits of a time in ms. */
+const hexTime = perMillisecond((ms) => ms.toString(16).padStart(12, '0'));

@@ -35,6 +35,20 @@ export function toCents(amount: unknown): bigint {
   return BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0'));
 }
 
+const STORED = /^(-?)(\d+)\.(\d{2})$/;
+
+/**
+ * Integer cents of an amount as the stores keep it: exactly two decimals, a sign allowed ("12.50" → 1250n,
+ * "-0.05" → -5n). Stricter than toCents on purpose: a store given anything else was handed an unnormalized
+ * amount, a bug, so it throws a TypeError rather than an InvalidAmount.
+ */
+export function storedCents(amount: string): bigint {
+  const match = STORED.exec(amount);
+  if (!match) throw new TypeError(`amount must be a canonical two-decimal string such as "12.50", got ${JSON.stringify(amount)}`);
+  const cents = BigInt(match[2]!) * 100n + BigInt(match[3]!);
+  return match[1] === '-' ? -cents : cents;
+}
+
 /** The canonical two-decimal string of integer cents ("-" for a negative balance). */
 export function fromCents(cents: bigint): string {
   const sign = cents < 0n ? '-' : '';

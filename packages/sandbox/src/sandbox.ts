@@ -10,7 +10,7 @@ import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './app.ts';
 import { loadContract } from './contract.ts';
-import type { Logger } from './http.ts';
+import { pathOf, type Logger } from './http.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
 
@@ -54,8 +54,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   });
   const files = new Map(Object.entries(options.staticFiles ?? {}));
   const server = createServer((req, res) => {
-    // Static files match their exact path (no normalization); everything else is the API's to route.
-    const file = req.method === 'GET' ? files.get((req.url ?? '/').split('?', 1)[0]!) : undefined;
+    const file = files.size > 0 && req.method === 'GET' ? files.get(pathOf(req.url ?? '/')) : undefined;
     // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
     // unhandled rejection ends the process: cut that one connection instead.
     if (!file) return void handle(req, res).catch((err: unknown) => {

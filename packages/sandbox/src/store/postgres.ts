@@ -13,6 +13,7 @@
 // amounts as the canonical two-decimal string plus bigint cents (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { fromCents, storedCents } from '../money.ts';
 import type {
   ApiKeyRecord,
   FaultRecord,
@@ -132,24 +133,6 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
 ];
-
-// ---- amounts -------------------------------------------------------------------------------------------
-
-const AMOUNT = /^(-?)(\d+)\.(\d{2})$/;
-
-/** Integer cents of a canonical two-decimal amount ("12.50" → 1250n); throws on anything else. */
-function toCents(amount: string): bigint {
-  const match = AMOUNT.exec(amount);
-  if (!match) throw new TypeError(`amount must be a canonical two-decimal string such as "12.50", got ${JSON.stringify(amount)}`);
-  const cents = BigInt(match[2] ?? '0') * 100n + BigInt(match[3] ?? '0');
-  return match[1] === '-' ? -cents : cents;
-}
-
-function formatCents(cents: bigint): string {
-  const negative = cents < 0n;
-  const abs = negative ? -cents : cents;
-  return `${negative ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
-}
 
 // ---- rows ----------------------------------------------------------------------------------------------
 
@@ -397,7 +380,7 @@ function transactionOn(client: PoolClient): Transaction {
       await query(
         `INSERT INTO transfers (id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [t.id, t.organizationId, t.recipientId, t.amount, toCents(t.amount).toString(), t.currency, t.status, t.idempotencyKey, t.createdAt],
+        [t.id, t.organizationId, t.recipientId, t.amount, storedCents(t.amount).toString(), t.currency, t.status, t.idempotencyKey, t.createdAt],
       );
     },
     async getTransfer(organizationId, id) {
@@ -418,7 +401,7 @@ function transactionOn(client: PoolClient): Transaction {
          GROUP BY currency ORDER BY currency`,
         [organizationId, statuses],
       );
-      for (const row of rows) sums[row.currency as string] = formatCents(BigInt(row.cents as string));
+      for (const row of rows) sums[row.currency as string] = fromCents(BigInt(row.cents as string));
       return sums;
     },
     async countTransfers(organizationId) {

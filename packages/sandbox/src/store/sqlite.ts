@@ -14,6 +14,7 @@
 // (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { fromCents, storedCents } from '../money.ts';
 import type {
   ApiKeyRecord,
   FaultRecord,
@@ -193,7 +194,11 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
 
 // ---- amounts -------------------------------------------------------------------------------------------
 
-const AMOUNT = /^(-?)(\d+)\.(\d{2})$/;
+/** A bigint bound as a plain number where that is exact (binding a BigInt costs more), as a BigInt beyond. */
+const sqlInteger = (n: bigint): number | bigint => (n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+// ---- read cache keys ---------------------------------------------------------------------------------
 
 /** The cache key of a list of statuses; remembered for a frozen list (callers pass one constant list on every request). */
 const statusesKeys = new WeakMap<readonly string[], string>();
@@ -202,24 +207,6 @@ function statusesKey(statuses: readonly string[]): string {
   let key = statusesKeys.get(statuses);
   if (key === undefined) statusesKeys.set(statuses, (key = statuses.join(',')));
   return key;
-}
-
-/** A bigint bound as a plain number where that is exact (binding a BigInt costs more), as a BigInt beyond. */
-const sqlInteger = (n: bigint): number | bigint => (n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Integer cents of a canonical two-decimal amount ("12.50" → 1250n); throws on anything else. */
-function toCents(amount: string): bigint {
-  const match = AMOUNT.exec(amount);
-  if (!match) throw new TypeError(`amount must be a canonical two-decimal string such as "12.50", got ${JSON.stringify(amount)}`);
-  const cents = BigInt(match[2] ?? '0') * 100n + BigInt(match[3] ?? '0');
-  return match[1] === '-' ? -cents : cents;
-}
-
-function formatCents(cents: bigint): string {
-  const negative = cents < 0n;
-  const abs = negative ? -cents : cents;
-  return `${negative ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
 
 // ---- rows ----------------------------------------------------------------------------------------------
@@ -608,14 +595,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         t.organizationId,
         t.recipientId,
         t.amount,
-        sqlInteger(toCents(t.amount)),
+        sqlInteger(storedCents(t.amount)),
         t.currency,
         t.status,
         t.idempotencyKey,
         t.createdAt,
       );
       touched();
-      cache.addToSums(t.organizationId, t.status, t.currency, (sum) => formatCents((sum === undefined ? 0n : toCents(sum)) + toCents(t.amount)));
+      cache.addToSums(t.organizationId, t.status, t.currency, (sum) => fromCents((sum === undefined ? 0n : storedCents(sum)) + storedCents(t.amount)));
     },
     async getTransfer(organizationId, id) {
       const row = get('SELECT * FROM transfers WHERE organization_id = ? AND id = ?', organizationId, id);
@@ -641,7 +628,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       );
       statement.setReadBigInts(true); // exact beyond 2^53 cents
       for (const row of statement.all(organizationId, ...statuses) as Row[]) {
-        sums[row.currency as string] = formatCents(row.cents as bigint);
+        sums[row.currency as string] = fromCents(row.cents as bigint);
       }
       return cache.sum(organizationId, which, sums);
     },
