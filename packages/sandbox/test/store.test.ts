@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
@@ -20,6 +21,7 @@ import {
   type Store,
   type TransferRecord,
 } from '../src/store/index.ts';
+import { KeyIndex } from '../src/store/key-index.ts';
 
 interface Backend {
   name: string;
@@ -34,11 +36,35 @@ interface Backend {
 }
 
 const noop = async () => {};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let sqliteDir: string | undefined;
+class EveryKeyCollides extends KeyIndex {
+  override hash(): number {
+    return 0;
+  }
+}
+
 let cluster: ThrowawayPostgres | undefined;
 let databases = 0;
+
+/** SQLite on files in a directory of its own. */
+function sqliteOnAFile(name: string, open: (file: string) => Store): Backend {
+  let dir: string | undefined;
+  return {
+    name,
+    kind: 'sqlite',
+    shared: true,
+    async setup() {
+      dir = mkdtempSync(join(tmpdir(), 'sandbox-store-'));
+    },
+    async teardown() {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+    fresh: async () => join(dir ?? tmpdir(), `store-${++databases}.sqlite`),
+    open,
+  };
+}
 
 const backends: Backend[] = [
   {
@@ -50,19 +76,10 @@ const backends: Backend[] = [
     fresh: async () => ':memory:',
     open: () => createSqliteStore(),
   },
-  {
-    name: 'sqlite on a file',
-    kind: 'sqlite',
-    shared: true,
-    async setup() {
-      sqliteDir = mkdtempSync(join(tmpdir(), 'sandbox-store-'));
-    },
-    async teardown() {
-      if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
-    },
-    fresh: async () => join(sqliteDir ?? tmpdir(), `store-${++databases}.sqlite`),
-    open: (file) => createSqliteStore({ file }),
-  },
+  sqliteOnAFile('sqlite on a file', (file) => createSqliteStore({ file })),
+  // Idempotency keys are found through an in-memory index of key hashes: here every key has the same hash,
+  // so every lookup must tell the key asked for from all the others.
+  sqliteOnAFile('sqlite on a file, every idempotency key hash colliding', (file) => createSqliteStore({ file, keyIndex: new EveryKeyCollides() })),
   {
     name: 'postgres',
     kind: 'postgres',
@@ -672,6 +689,23 @@ describe.each(backends)('store on $name', (backend) => {
     expect(b.waitedMs).toBeGreaterThan(200);
   });
 
+  it('idempotency: a key another instance claims after a rollback here is seen here', async () => {
+    const second = await another();
+    await store.transaction(async (tx) => {
+      await tx
+        .nested(async () => {
+          expect(await tx.claimIdempotency(claim({ key: 'rolled-back' }))).toBeUndefined();
+          await tx.updateIdempotency('org_1', 'createTransfer', 'rolled-back', { state: 'done', status: 201, body: null, resolution: null });
+          throw new Error('the operation failed');
+        })
+        .catch(() => undefined);
+    });
+    // The other instance's row may take the place (on SQLite, the rowid) of the one rolled back.
+    await second.transaction((tx) => tx.claimIdempotency(claim({ key: 'theirs', fingerprint: 'second' })));
+    expect(await store.transaction((tx) => tx.claimIdempotency(claim({ key: 'theirs', fingerprint: 'first' })))).toEqual(claim({ key: 'theirs', fingerprint: 'second' }));
+    expect(await store.transaction((tx) => tx.claimIdempotency(claim({ key: 'rolled-back' })))).toBeUndefined();
+  });
+
   it('idempotency: two claims racing from the start: exactly one gets undefined', async () => {
     const second = await another();
     const attempt = (s: Store, name: string) =>
@@ -737,6 +771,48 @@ describe.each(backends)('store on $name', (backend) => {
       expect(await tx.sumTransfers('org_1', ['completed'])).toEqual({ BRL: '5.25' });
       expect(await tx.claimIdempotency(claim({ fingerprint: 'again' }))).toEqual(claim());
     });
+  });
+});
+
+describe('the SQLite store', () => {
+  it('migrates a version-2 database: idempotency rows keep their rowids and replay; the key B-tree is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-store-'));
+    try {
+      const file = join(dir, 'v2.sqlite');
+      const store = createSqliteStore({ file });
+      await store.migrate();
+      await store.transaction(async (tx) => {
+        for (const key of ['a', 'b', 'c']) await tx.claimIdempotency(claim({ key }));
+      });
+      await store.close();
+      // Back to version 2's table: (organization, operation, key) as its primary key.
+      const db = new DatabaseSync(file);
+      db.exec(`
+        CREATE TABLE v2 (organization_id TEXT NOT NULL, operation_id TEXT NOT NULL, idem_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+          state TEXT NOT NULL, status INTEGER, body TEXT, resolution TEXT, created_at TEXT NOT NULL, PRIMARY KEY (organization_id, operation_id, idem_key));
+        INSERT INTO v2 (rowid, organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
+          SELECT rowid, organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at FROM idempotency;
+        DROP TABLE idempotency;
+        ALTER TABLE v2 RENAME TO idempotency;
+        DELETE FROM schema_migrations WHERE version = 3;
+      `);
+      const rowidsBefore = db.prepare('SELECT rowid, idem_key FROM idempotency ORDER BY rowid').all();
+      db.close();
+
+      const migrated = createSqliteStore({ file });
+      await migrated.migrate();
+      await migrated.transaction(async (tx) => {
+        for (const key of ['a', 'b', 'c']) expect(await tx.claimIdempotency(claim({ key, fingerprint: 'again' }))).toEqual(claim({ key }));
+        expect(await tx.claimIdempotency(claim({ key: 'd' }))).toBeUndefined();
+      });
+      await migrated.close();
+      const after = new DatabaseSync(file);
+      expect(after.prepare("SELECT rowid, idem_key FROM idempotency WHERE idem_key <> 'd' ORDER BY rowid").all()).toEqual(rowidsBefore);
+      expect(after.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'idempotency' AND type = 'index'").all()).toEqual([]);
+      after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
