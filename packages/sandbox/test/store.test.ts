@@ -643,6 +643,42 @@ describe.each(backends)('store on $name', (backend) => {
     expect(ids).toEqual(['org_a', 'org_c', 'org_d']);
   });
 
+  it('undo: rows inserted before a scope\'s first update or delete go too, and with a savepoint the outer scope adopted', async () => {
+    const failure = new Error('refused');
+    await store.transaction((tx) => tx.insertFault(fault('f_committed')));
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertFault(fault('f_before')); // before the scope's first DELETE
+        await tx.clearFaults(); // deletes f_committed and f_before
+        await tx.insertFault(fault('f_after'));
+        await tx.insertOrganization(organization('org_after'));
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect((await store.transaction((tx) => tx.listFaults())).map((f) => f.id)).toEqual(['f_committed']);
+    expect(await store.transaction((tx) => tx.listOrganizations())).toEqual([]);
+
+    await store.transaction((tx) => tx.insertOrganization(organization('org_1')));
+    const inserted = ['rcp_outer', 'rcp_nested_before', 'rcp_nested_after', 'rcp_outer_after'];
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertRecipient(recipient('rcp_outer'));
+        await tx.nested(async () => {
+          await tx.insertRecipient(recipient('rcp_nested_before'));
+          await tx.updateOrganization('org_1', { name: 'renamed' }); // the nested scope's savepoint
+          await tx.insertRecipient(recipient('rcp_nested_after'));
+        });
+        await tx.insertRecipient(recipient('rcp_outer_after'));
+        for (const id of inserted) expect((await tx.getRecipient('org_1', id))?.id).toBe(id);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await store.transaction(async (tx) => {
+      for (const id of inserted) expect(await tx.getRecipient('org_1', id)).toBeUndefined();
+      expect((await tx.getOrganization('org_1'))?.name).toBe('Org org_1');
+    });
+  });
+
   it('transactions: a tx used after its transaction ended, or a nested transaction, is refused', async () => {
     let leaked: Parameters<Parameters<Store['transaction']>[0]>[0] | undefined;
     await store.transaction(async (tx) => {

@@ -9,6 +9,7 @@
 // - another connection's commit (another sandbox process on the same file) changes PRAGMA data_version,
 //   checked when each batch opens (and again when it takes the write lock): then everything is dropped.
 // Cached objects are frozen: a caller that tried to change one would change every later request's view.
+import { fromCents, storedCents } from '../money.ts';
 import type { ApiKeyRecord, Organization, RecipientRecord } from './types.ts';
 
 /** Bounds the key and recipient maps (unknown ones are never cached): past it they start over. */
@@ -21,6 +22,8 @@ export class ReadCache {
   readonly recipients = new Map<string, RecipientRecord>();
   /** organization → statuses joined by ',' → sums per currency. */
   readonly sums = new Map<string, Map<string, Readonly<Record<string, string>>>>();
+  /** The statuses of each key of `sums`, split once. */
+  private readonly statusLists = new Map<string, readonly string[]>();
   /** Whether any fault has uses left; undefined when not known. */
   faultsPending: boolean | undefined;
 
@@ -49,20 +52,22 @@ export class ReadCache {
     if (!perOrg) this.sums.set(organizationId, (perOrg = new Map()));
     const frozen = Object.freeze(sums);
     perOrg.set(statuses, frozen);
+    if (!this.statusLists.has(statuses)) this.statusLists.set(statuses, statuses.split(','));
     return frozen;
   }
 
   /**
    * A transfer was added: the organization's cached sums that count its status take its amount (new frozen
    * objects: a reader holding the old one keeps it), so a balance read after each transfer is not a new
-   * SUM over all of them. `add` returns the new sum of a currency from the old one (absent: none yet).
+   * SUM over all of them.
    */
-  addToSums(organizationId: string, status: string, currency: string, add: (sum: string | undefined) => string): void {
+  addToSums(organizationId: string, status: string, currency: string, cents: bigint): void {
     const perOrg = this.sums.get(organizationId);
     if (!perOrg) return;
     for (const [statuses, sums] of perOrg) {
-      if (!statuses.split(',').includes(status)) continue;
-      perOrg.set(statuses, Object.freeze({ ...sums, [currency]: add(sums[currency]) }));
+      if (!this.statusLists.get(statuses)?.includes(status)) continue;
+      const before = sums[currency];
+      perOrg.set(statuses, Object.freeze({ ...sums, [currency]: fromCents((before === undefined ? 0n : storedCents(before)) + cents) }));
     }
   }
 

@@ -2,17 +2,17 @@
 // `fn` in transaction() is async and several HTTP requests run at once in one process, while a SQLite
 // connection has a single transaction: logical transactions are queued (one at a time per store). They
 // share SQLite transactions (group commit): a batch takes the database's write lock (BEGIN IMMEDIATE)
-// before the first statement of a transaction that may write; each logical transaction runs in a savepoint
-// (rolled back alone when it throws); the batch COMMITs once the queue is empty at the end of an event-loop
-// turn (or after MAX_BATCH members), and only then does any member's caller hear of its result: what a
-// request acknowledges is in the WAL. One COMMIT per batch instead of one per transaction is most of this
-// store's speed. A batch of read-only transactions (a hint: GETs) takes no lock and commits nothing.
-// Another process (or another store) on the same file waits for the lock asynchronously (see `begin`), so
-// it never blocks this process's event loop for long; its commits are noticed through PRAGMA data_version
-// and drop the read cache (read-cache.ts). Rate-limit counters live in memory (rate-counters.ts), and so
-// does the index of idempotency keys (key-index.ts; the table keeps the rows, append-only). Booleans
-// are stored as integers, JSON as text, amounts as the canonical two-decimal string plus integer cents
-// (sums are exact).
+// before the first statement of a transaction that may write; each logical transaction is undone alone
+// when it throws (its inserted rows deleted, its other writes rolled back to a savepoint: see Scope); the
+// batch COMMITs once the queue is empty at the end of an event-loop turn (or after MAX_BATCH members), and
+// only then does any member's caller hear of its result: what a request acknowledges is in the WAL. One
+// COMMIT per batch instead of one per transaction is most of this store's speed. A batch of read-only
+// transactions (a hint: GETs) takes no lock and commits nothing. Another process (or another store) on
+// the same file waits for the lock asynchronously (see `begin`), so it never blocks this process's event
+// loop for long; its commits are noticed through PRAGMA data_version and drop the read cache
+// (read-cache.ts). Rate-limit counters live in memory (rate-counters.ts), and so does the index of
+// idempotency keys (key-index.ts; the table keeps the rows, append-only). Booleans are stored as integers,
+// JSON as text, amounts as the canonical two-decimal string plus integer cents (sums are exact).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { fromCents, storedCents } from '../money.ts';
@@ -65,10 +65,22 @@ interface Batch {
   reject(err: unknown): void;
 }
 
-/** A logical transaction or one of its `tx.nested` scopes: a savepoint, taken lazily. */
+/**
+ * A logical transaction or one of its `tx.nested` scopes. What it writes is undone when it throws: the rows
+ * it INSERTs by deleting them again (by rowid), anything else (UPDATE, DELETE) by rolling back to a
+ * savepoint, taken before the scope's first such write. Most requests only insert (a transfer and its
+ * idempotency row), so they take no savepoint: a SAVEPOINT and its RELEASE, and the statement journal's
+ * copy of every page the request touches, were a twentieth of a new transfer's cost.
+ */
 interface Scope {
   name: string;
+  /** Its savepoint was taken. */
   open: boolean;
+  /**
+   * How many rows of `LogicalState.inserted` there were when the savepoint was taken: rolling back to it
+   * removes the rows inserted after, and those before (inserted in this scope first) are deleted.
+   */
+  insertedAtSavepoint: number;
   /**
    * Idempotency keys claimed in this scope and not written yet. A claim is a SELECT (the batch holds the
    * write lock, so no other connection can claim the key meanwhile); the row is INSERTed once, final when
@@ -85,12 +97,15 @@ interface LogicalState {
   wroteCached: boolean;
   /**
    * Its scope, then one per `tx.nested` scope, innermost last. A scope's savepoint is taken only before
-   * the first write inside it (a read has nothing to undo), and only the innermost scope's: an outer scope
-   * that has written nothing when a nested one succeeds adopts the nested savepoint instead of releasing
-   * it, since rolling back to it undoes all the outer scope wrote. A request (an operation nested in its
-   * transaction) so takes one savepoint, not two.
+   * the first UPDATE or DELETE inside it, and only the innermost scope's: an outer scope without a
+   * savepoint of its own adopts the nested one's when the nested scope succeeds, instead of releasing it
+   * (rolling back to it, then deleting the rows inserted before it, undoes all the outer scope wrote). A
+   * request (an operation nested in its transaction) so takes one savepoint if it updates, none if it
+   * only inserts.
    */
   savepoints: Scope[];
+  /** The rows it inserted, in order; a scope's start is a position in it (as in `undoLog`). */
+  inserted: { table: string; rowid: number | bigint }[];
   /** It was started as read-only in a batch without the write lock, and then wanted to write: run it again, locked. */
   needsLock: boolean;
   /**
@@ -385,9 +400,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       db.exec(`PRAGMA busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
-      // SQLite's default checkpoint interval (1,000 WAL pages) and page cache (2 MB) are kept: with no SQL
-      // index on random idempotency keys (key-index.ts), commits dirty few pages, and neither a longer
-      // interval nor a 16 MB cache changed throughput (measured side by side; the cache cost 17 MB of RSS).
+      // A checkpoint (copying the WAL back, with an fsync) stalls the event loop for a few ms: every 10,000
+      // WAL pages instead of SQLite's 1,000 keeps that out of most requests' latency (bench p99 of new-key
+      // transfers 7–9 → 3–5 ms) at the same throughput. SQLite's default page cache (2 MB) is enough since
+      // idempotency keys are indexed in memory (key-index.ts): a 16 MB one cost 17 MB of RSS for nothing.
+      db.exec('PRAGMA wal_autocheckpoint = 10000');
     }
   } catch (err) {
     db.close();
@@ -411,19 +428,31 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const keyIndex = options.keyIndex ?? new KeyIndex();
   /** The logical transaction that is running (they run one at a time). */
   let current: LogicalState | undefined;
-  /** Called by every method before it writes: takes the innermost scope's savepoint if not yet taken. */
-  const writing = () => {
-    if (!current) return;
-    if (!batch?.locked) {
+  /** Called by every method before it writes. */
+  const mayWrite = () => {
+    if (current && !batch?.locked) {
       // A read-only transaction that writes after all (a scheduled fault taken on a GET): what it read
       // without the lock may be stale, so it stops here and runs again from the start, locked (runLogical).
       current.needsLock = true;
       throw new NeedsWriteLock();
     }
+  };
+  /** Before an UPDATE or DELETE: takes the innermost scope's savepoint if not yet taken (see Scope). */
+  const writing = () => {
+    mayWrite();
+    if (!current) return;
     const innermost = current.savepoints[current.savepoints.length - 1]!;
     if (innermost.open) return;
     prepare(`SAVEPOINT ${innermost.name}`).run();
     innermost.open = true;
+    innermost.insertedAtSavepoint = current.inserted.length;
+  };
+  /** INSERTs a row, to be deleted again if its scope rolls back (see Scope). */
+  const insert = (table: string, sql: string, ...values: SQLInputValue[]): number => {
+    mayWrite();
+    const { lastInsertRowid } = run(sql, ...values);
+    current?.inserted.push({ table, rowid: lastInsertRowid });
+    return Number(lastInsertRowid);
   };
   /** A write is changing cached data: the running transaction must drop the caches if it rolls back. */
   const touched = () => {
@@ -434,8 +463,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     for (const undo of state.undoLog.splice(from).reverse()) undo();
   };
   const insertIdempotency = (r: IdempotencyRecord) => {
-    writing();
-    const { lastInsertRowid } = run(
+    const rowid = insert(
+      'idempotency',
       `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       r.organizationId,
@@ -448,7 +477,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       r.resolution,
       r.createdAt,
     );
-    const rowid = Number(lastInsertRowid);
     const hash = keyIndex.hash(r.organizationId, r.operationId, r.key);
     const highestBefore = keyIndex.add(hash, rowid);
     current?.undoLog.push(() => keyIndex.remove(hash, rowid, highestBefore));
@@ -467,11 +495,18 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
   const sameKey = (r: IdempotencyRecord, organizationId: string, operationId: string, key: string) =>
     r.organizationId === organizationId && r.operationId === operationId && r.key === key;
-  /** Undoes a savepoint's writes (when it was taken) and ends it (its unwritten claims go with the scope). */
-  const undo = (savepoint: Scope) => {
-    if (!savepoint.open) return;
-    prepare(`ROLLBACK TO ${savepoint.name}`).run();
-    prepare(`RELEASE ${savepoint.name}`).run();
+  /**
+   * Undoes what a scope wrote in SQLite: back to its savepoint (when it took one), then the rows it
+   * inserted before that are deleted, latest first. Its unwritten claims go with the scope.
+   */
+  const undo = (state: LogicalState, scope: Scope, insertedFrom: number) => {
+    let rows = state.inserted.splice(insertedFrom);
+    if (scope.open) {
+      prepare(`ROLLBACK TO ${scope.name}`).run();
+      prepare(`RELEASE ${scope.name}`).run();
+      rows = rows.slice(0, scope.insertedAtSavepoint - insertedFrom);
+    }
+    for (const { table, rowid } of rows.reverse()) prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(rowid);
   };
 
   const tx: Transaction = {
@@ -479,19 +514,20 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       const state = current;
       if (!state) throw new Error('tx.nested() outside a transaction');
       writeClaims(state.savepoints.at(-1)!);
-      const savepoint: Scope = { name: `nested_${state.savepoints.length}`, open: false, claims: [] };
+      const savepoint: Scope = { name: `nested_${state.savepoints.length}`, open: false, insertedAtSavepoint: 0, claims: [] };
       state.savepoints.push(savepoint);
       const undoFrom = state.undoLog.length;
+      const insertedFrom = state.inserted.length;
       try {
         const value = await fn();
         writeClaims(savepoint);
         const outer = state.savepoints[state.savepoints.length - 2]!;
         if (savepoint.open && outer.open) prepare(`RELEASE ${savepoint.name}`).run();
-        else if (savepoint.open) Object.assign(outer, { name: savepoint.name, open: true }); // adopted: see savepoints
+        else if (savepoint.open) Object.assign(outer, { name: savepoint.name, open: true, insertedAtSavepoint: savepoint.insertedAtSavepoint }); // adopted: see savepoints
         return value;
       } catch (err) {
         if (db.isTransaction) {
-          undo(savepoint);
+          undo(state, savepoint, insertedFrom);
           if (state.wroteCached) cache.clear();
         }
         undoInMemory(state, undoFrom);
@@ -503,8 +539,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // organizations
     async insertOrganization(org) {
-      writing();
-      run(
+      insert(
+        'organizations',
         `INSERT INTO organizations (id, name, api_access, banking, cards, checkout, wallet_transfers, card_terms_accepted, checkout_pix, funding, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         org.id,
@@ -544,8 +580,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // API keys
     async insertApiKey(key) {
-      writing();
-      run(
+      insert(
+        'api_keys',
         'INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)',
         key.id,
         key.organizationId,
@@ -579,8 +615,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       // Transactions are serialized (one connection, BEGIN IMMEDIATE): nothing else can run meanwhile.
     },
     async insertRecipient(r) {
-      writing();
-      run(
+      insert(
+        'recipients',
         `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         r.id,
@@ -627,22 +663,23 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // transfers
     async insertTransfer(t) {
-      writing();
-      run(
+      const cents = storedCents(t.amount);
+      insert(
+        'transfers',
         `INSERT INTO transfers (id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         t.id,
         t.organizationId,
         t.recipientId,
         t.amount,
-        sqlInteger(storedCents(t.amount)),
+        sqlInteger(cents),
         t.currency,
         t.status,
         t.idempotencyKey,
         t.createdAt,
       );
       touched();
-      cache.addToSums(t.organizationId, t.status, t.currency, (sum) => fromCents((sum === undefined ? 0n : storedCents(sum)) + storedCents(t.amount)));
+      cache.addToSums(t.organizationId, t.status, t.currency, cents);
     },
     async getTransfer(organizationId, id) {
       const row = get('SELECT * FROM transfers WHERE organization_id = ? AND id = ?', organizationId, id);
@@ -682,8 +719,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // cards, checkout products, checkout sessions
     async insertResource(r) {
-      writing();
-      run(
+      insert(
+        'resources',
         'INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         r.id,
         r.organizationId,
@@ -733,8 +770,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // fault injection
     async insertFault(f) {
-      writing();
-      run(
+      insert(
+        'faults',
         `INSERT INTO faults (id, organization_id, operation_id, kind, remaining, commit_action, retry_after_seconds, resolution, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         f.id,
@@ -917,7 +954,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (!readOnly && !member.locked) await lock(member);
     member.members++;
     for (;;) {
-      const state: LogicalState = { open: true, wroteCached: false, needsLock: false, savepoints: [{ name: 'logical', open: false, claims: [] }], undoLog: [] };
+      const state: LogicalState = { open: true, wroteCached: false, needsLock: false, savepoints: [{ name: 'logical', open: false, insertedAtSavepoint: 0, claims: [] }], inserted: [], undoLog: [] };
       try {
         const value = await context.run(state, () => {
           current = state;
@@ -930,7 +967,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       } catch (err) {
         if (member.locked && !db.isTransaction) abandonBatch(err);
         else if (member.locked) {
-          undo(state.savepoints[0]!);
+          undo(state, state.savepoints[0]!, 0);
           if (state.wroteCached) cache.clear();
         }
         undoInMemory(state, 0);
