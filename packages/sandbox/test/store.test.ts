@@ -811,7 +811,7 @@ describe.each(backends)('store on $name', (backend) => {
 });
 
 describe('the SQLite store', () => {
-  it('migrates a version-2 database: idempotency rows keep their rowids and replay; the key B-tree is gone', async () => {
+  it('migrates a version-2 database: idempotency and transfer rows keep their rowids, keys replay, one index on transfers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-store-'));
     try {
       const file = join(dir, 'v2.sqlite');
@@ -819,9 +819,12 @@ describe('the SQLite store', () => {
       await store.migrate();
       await store.transaction(async (tx) => {
         for (const key of ['a', 'b', 'c']) await tx.claimIdempotency(claim({ key }));
+        await tx.insertTransfer(transfer('tr_1', '5.25'));
+        await tx.insertTransfer(transfer('tr_2', '1.00', { status: 'pending' }));
       });
       await store.close();
-      // Back to version 2's table: (organization, operation, key) as its primary key.
+      // Back to version 2's tables: (organization, operation, key) the primary key of idempotency rows,
+      // transfers with their id as primary key and an index on (organization_id, status).
       const db = new DatabaseSync(file);
       db.exec(`
         CREATE TABLE v2 (organization_id TEXT NOT NULL, operation_id TEXT NOT NULL, idem_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
@@ -830,9 +833,17 @@ describe('the SQLite store', () => {
           SELECT rowid, organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at FROM idempotency;
         DROP TABLE idempotency;
         ALTER TABLE v2 RENAME TO idempotency;
-        DELETE FROM schema_migrations WHERE version = 3;
+        CREATE TABLE v2t (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, recipient_id TEXT NOT NULL, amount TEXT NOT NULL, amount_cents INTEGER NOT NULL,
+          currency TEXT NOT NULL, status TEXT NOT NULL, idempotency_key TEXT NOT NULL, created_at TEXT NOT NULL);
+        INSERT INTO v2t (rowid, id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
+          SELECT rowid, id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at FROM transfers;
+        DROP TABLE transfers;
+        ALTER TABLE v2t RENAME TO transfers;
+        CREATE INDEX transfers_organization ON transfers (organization_id, status);
+        DELETE FROM schema_migrations WHERE version > 2;
       `);
-      const rowidsBefore = db.prepare('SELECT rowid, idem_key FROM idempotency ORDER BY rowid').all();
+      const rowids = (table: string, d: DatabaseSync) => d.prepare(`SELECT rowid, * FROM ${table} ORDER BY rowid`).all();
+      const before = { idempotency: rowids('idempotency', db), transfers: rowids('transfers', db) };
       db.close();
 
       const migrated = createSqliteStore({ file });
@@ -840,11 +851,17 @@ describe('the SQLite store', () => {
       await migrated.transaction(async (tx) => {
         for (const key of ['a', 'b', 'c']) expect(await tx.claimIdempotency(claim({ key, fingerprint: 'again' }))).toEqual(claim({ key }));
         expect(await tx.claimIdempotency(claim({ key: 'd' }))).toBeUndefined();
+        expect(await tx.getTransfer('org_1', 'tr_2')).toEqual(transfer('tr_2', '1.00', { status: 'pending' }));
+        expect(await tx.getTransfer('org_2', 'tr_2')).toBeUndefined();
+        expect(await tx.sumTransfers('org_1', ['completed', 'pending'])).toEqual({ BRL: '6.25' });
       });
       await migrated.close();
       const after = new DatabaseSync(file);
-      expect(after.prepare("SELECT rowid, idem_key FROM idempotency WHERE idem_key <> 'd' ORDER BY rowid").all()).toEqual(rowidsBefore);
-      expect(after.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'idempotency' AND type = 'index'").all()).toEqual([]);
+      expect(after.prepare("SELECT rowid, * FROM idempotency WHERE idem_key <> 'd' ORDER BY rowid").all()).toEqual(before.idempotency);
+      expect(rowids('transfers', after)).toEqual(before.transfers);
+      const indexes = (table: string) => after.prepare(`SELECT name FROM sqlite_master WHERE tbl_name = ? AND type = 'index'`).all(table).map((r) => r.name);
+      expect(indexes('idempotency')).toEqual([]);
+      expect(indexes('transfers')).toEqual(['transfers_organization_id']);
       after.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

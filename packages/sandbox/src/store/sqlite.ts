@@ -234,6 +234,30 @@ const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE idempotency_rows RENAME TO idempotency;
     `,
   },
+  // One index for transfers instead of two: every query names the organization (a lookup by id, the
+  // balance's sums), so (organization_id, id) serves them all, and a transfer insert updates one index
+  // B-tree, not two (the id's own primary key index, and (organization_id, status)).
+  {
+    version: 4,
+    sql: `
+      CREATE TABLE transfers_rows (
+        id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        recipient_id TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        amount_cents INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        status TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      INSERT INTO transfers_rows (rowid, id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
+        SELECT rowid, id, organization_id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at FROM transfers ORDER BY rowid;
+      DROP TABLE transfers;
+      ALTER TABLE transfers_rows RENAME TO transfers;
+      CREATE UNIQUE INDEX transfers_organization_id ON transfers (organization_id, id);
+    `,
+  },
 ];
 
 // ---- amounts -------------------------------------------------------------------------------------------
