@@ -25,6 +25,7 @@ import type {
   TransferRecord,
   TransferStatus,
 } from './types.ts';
+import { transactionViews } from './transaction-views.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -244,18 +245,6 @@ function setClause(patch: object, fields: Patchable, first: number): { sql: stri
     parts.push(`${field[0]} = $${first + values.length - 1}${field[0] === 'funding' ? '::json' : ''}`);
   }
   return { sql: parts.join(', '), values };
-}
-
-/** Gives every method of `impl` a check that its transaction is still open. */
-function guarded<T extends object>(impl: T, isOpen: () => boolean): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(impl)) {
-    out[name] = (...args: unknown[]) =>
-      isOpen()
-        ? (method as (...a: unknown[]) => Promise<unknown>)(...args)
-        : Promise.reject(new Error(`tx.${name}() was called after its transaction ended`));
-  }
-  return out as T;
 }
 
 function transactionOn(client: PoolClient): Transaction {
@@ -594,7 +583,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return withTransaction(async (client) => {
         const state = { open: true };
         try {
-          return await context.run(state, () => fn(guarded(transactionOn(client), () => state.open)));
+          const TxView = transactionViews(transactionOn(client));
+          return await context.run(state, () => fn(new TxView(state)));
         } finally {
           state.open = false;
         }

@@ -31,6 +31,7 @@ import type {
 import { RateCounters } from './rate-counters.ts';
 import { KeyIndex } from './key-index.ts';
 import { ReadCache } from './read-cache.ts';
+import { transactionViews } from './transaction-views.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -401,18 +402,6 @@ function isBusy(err: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Gives every method of `impl` a check that its transaction is still open. */
-function guarded<T extends object>(impl: T, isOpen: () => boolean): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(impl)) {
-    out[name] = (...args: unknown[]) =>
-      isOpen()
-        ? (method as (...a: unknown[]) => Promise<unknown>)(...args)
-        : Promise.reject(new Error(`tx.${name}() was called after its transaction ended`));
-  }
-  return out as T;
-}
 
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = options.file ?? ':memory:';
@@ -854,7 +843,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   /** PRAGMA data_version when the current batch began: it changes only when ANOTHER connection commits. */
   let seenDataVersion: number | undefined;
   const context = new AsyncLocalStorage<LogicalState>();
-  const guardedTx = guarded(tx, () => context.getStore()?.open === true);
+  const TxView = transactionViews(tx);
 
   /** BEGIN IMMEDIATE, waiting (asynchronously, bounded) while another connection holds the write lock. */
   async function begin(): Promise<void> {
@@ -982,7 +971,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       try {
         const value = await context.run(state, () => {
           current = state;
-          return fn(guardedTx);
+          return fn(new TxView(state));
         });
         if (state.needsLock) throw new NeedsWriteLock(); // fn caught the refusal to write: still run it again
         writeClaims(state.savepoints[0]!);
