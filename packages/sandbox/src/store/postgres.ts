@@ -25,7 +25,7 @@ import type {
   TransferRecord,
   TransferStatus,
 } from './types.ts';
-import { transactionViews } from './transaction-views.ts';
+import { transactionViews, type TransactionState } from './transaction-views.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -246,6 +246,9 @@ function setClause(patch: object, fields: Patchable, first: number): { sql: stri
   }
   return { sql: parts.join(', '), values };
 }
+
+/** A pooled connection's `tx` methods, built once per connection (the pool keeps at most `max`). */
+const viewsByClient = new WeakMap<PoolClient, new (state: TransactionState) => Transaction>();
 
 function transactionOn(client: PoolClient): Transaction {
   const query = async (sql: string, values: unknown[] = []): Promise<Row[]> => (await client.query<QueryResultRow>(sql, values)).rows;
@@ -583,7 +586,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return withTransaction(async (client) => {
         const state = { open: true };
         try {
-          const TxView = transactionViews(transactionOn(client));
+          let TxView = viewsByClient.get(client);
+          if (!TxView) viewsByClient.set(client, (TxView = transactionViews(transactionOn(client))));
           return await context.run(state, () => fn(new TxView(state)));
         } finally {
           state.open = false;

@@ -87,9 +87,13 @@ interface Scope {
    * write lock, so no other connection can claim the key meanwhile); the row is INSERTed once, final when
    * the scope's `updateIdempotency` came first, else as claimed when the scope ends. A claim followed by
    * its result (the common case) is one INSERT instead of an INSERT and an UPDATE, and a replay writes
-   * nothing. Only the innermost scope has any: entering a nested scope writes the outer one's.
+   * nothing. Only the innermost scope has any: entering a nested scope writes the outer one's. Each keeps
+   * its key's hash (key-index.ts), computed once for the lookup and the insert.
    */
-  claims: IdempotencyRecord[];
+  claims: { record: IdempotencyRecord; hash: number }[];
+  /** Where `LogicalState.inserted` and `LogicalState.undoLog` stood when the scope began. */
+  insertedFrom: number;
+  undoFrom: number;
 }
 
 interface LogicalState {
@@ -471,11 +475,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const touched = () => {
     if (current) current.wroteCached = true;
   };
-  /** Takes back the changes in memory a rolled-back scope made after its first `from`, latest first. */
-  const undoInMemory = (state: LogicalState, from: number) => {
-    for (const undo of state.undoLog.splice(from).reverse()) undo();
-  };
-  const insertIdempotency = (r: IdempotencyRecord) => {
+  const insertIdempotency = (r: IdempotencyRecord, hash: number) => {
     const rowid = insert(
       'idempotency',
       `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
@@ -490,13 +490,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       r.resolution,
       r.createdAt,
     );
-    const hash = keyIndex.hash(r.organizationId, r.operationId, r.key);
     const highestBefore = keyIndex.add(hash, rowid);
     current?.undoLog.push(() => keyIndex.remove(hash, rowid, highestBefore));
   };
-  /** The row of an idempotency key, with its rowid, found through the key index. */
-  const findIdempotency = (organizationId: string, operationId: string, key: string): Row | undefined => {
-    for (const rowid of keyIndex.candidates(keyIndex.hash(organizationId, operationId, key))) {
+  /** The row of an idempotency key (of that hash), with its rowid, found through the key index. */
+  const findIdempotency = (organizationId: string, operationId: string, key: string, hash: number): Row | undefined => {
+    for (const rowid of keyIndex.candidates(hash)) {
       const row = get('SELECT rowid, * FROM idempotency WHERE rowid = ?', rowid);
       if (row && row.idem_key === key && row.operation_id === operationId && row.organization_id === organizationId) return row;
     }
@@ -504,22 +503,36 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   };
   /** Writes the claims a scope still holds (it is ending, or a nested scope is starting inside it). */
   const writeClaims = (scope: Scope) => {
-    for (const claim of scope.claims.splice(0)) insertIdempotency(claim);
+    for (const { record, hash } of scope.claims.splice(0)) insertIdempotency(record, hash);
   };
   const sameKey = (r: IdempotencyRecord, organizationId: string, operationId: string, key: string) =>
     r.organizationId === organizationId && r.operationId === operationId && r.key === key;
+  /** A new scope of `state`, starting now. */
+  const scopeOf = (state: Pick<LogicalState, 'inserted' | 'undoLog'>, name: string): Scope => ({
+    name,
+    open: false,
+    insertedAtSavepoint: 0,
+    claims: [],
+    insertedFrom: state.inserted.length,
+    undoFrom: state.undoLog.length,
+  });
   /**
-   * Undoes what a scope wrote in SQLite: back to its savepoint (when it took one), then the rows it
-   * inserted before that are deleted, latest first. Its unwritten claims go with the scope.
+   * Undoes what a scope wrote. In SQLite (unless SQLite itself rolled the transaction back): back to its
+   * savepoint (when it took one), then the rows it inserted before that are deleted, latest first. In
+   * memory: its undo log, latest first. Its unwritten claims go with the scope.
    */
-  const undo = (state: LogicalState, scope: Scope, insertedFrom: number) => {
-    let rows = state.inserted.splice(insertedFrom);
-    if (scope.open) {
-      prepare(`ROLLBACK TO ${scope.name}`).run();
-      prepare(`RELEASE ${scope.name}`).run();
-      rows = rows.slice(0, scope.insertedAtSavepoint - insertedFrom);
+  const rollBack = (state: LogicalState, scope: Scope) => {
+    let rows = state.inserted.splice(scope.insertedFrom);
+    if (db.isTransaction) {
+      if (scope.open) {
+        prepare(`ROLLBACK TO ${scope.name}`).run();
+        prepare(`RELEASE ${scope.name}`).run();
+        rows = rows.slice(0, scope.insertedAtSavepoint - scope.insertedFrom);
+      }
+      for (const { table, rowid } of rows.reverse()) prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(rowid);
+      if (state.wroteCached) cache.clear();
     }
-    for (const { table, rowid } of rows.reverse()) prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(rowid);
+    for (const undo of state.undoLog.splice(scope.undoFrom).reverse()) undo();
   };
 
   const tx: Transaction = {
@@ -527,10 +540,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       const state = current;
       if (!state) throw new Error('tx.nested() outside a transaction');
       writeClaims(state.savepoints.at(-1)!);
-      const savepoint: Scope = { name: `nested_${state.savepoints.length}`, open: false, insertedAtSavepoint: 0, claims: [] };
+      const savepoint = scopeOf(state, `nested_${state.savepoints.length}`);
       state.savepoints.push(savepoint);
-      const undoFrom = state.undoLog.length;
-      const insertedFrom = state.inserted.length;
       try {
         const value = await fn();
         writeClaims(savepoint);
@@ -539,11 +550,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         else if (savepoint.open) Object.assign(outer, { name: savepoint.name, open: true, insertedAtSavepoint: savepoint.insertedAtSavepoint }); // adopted: see savepoints
         return value;
       } catch (err) {
-        if (db.isTransaction) {
-          undo(state, savepoint, insertedFrom);
-          if (state.wroteCached) cache.clear();
-        }
-        undoInMemory(state, undoFrom);
+        rollBack(state, savepoint);
         throw err;
       } finally {
         state.savepoints.pop();
@@ -753,22 +760,25 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     // idempotency
     async claimIdempotency(r) {
-      const pending = current?.savepoints.at(-1)!.claims.find((c) => sameKey(c, r.organizationId, r.operationId, r.key));
-      if (pending) return { ...pending };
-      const row = findIdempotency(r.organizationId, r.operationId, r.key);
+      const claims = current?.savepoints.at(-1)!.claims;
+      const pending = claims?.find((c) => sameKey(c.record, r.organizationId, r.operationId, r.key));
+      if (pending) return { ...pending.record };
+      const hash = keyIndex.hash(r.organizationId, r.operationId, r.key);
+      const row = findIdempotency(r.organizationId, r.operationId, r.key, hash);
       if (row) return toIdempotency(row);
-      if (current) current.savepoints.at(-1)!.claims.push({ ...r });
-      else insertIdempotency(r);
+      if (claims) claims.push({ record: { ...r }, hash });
+      else insertIdempotency(r, hash);
       return undefined;
     },
     async updateIdempotency(organizationId, operationId, key, patch) {
       const claims = current?.savepoints.at(-1)!.claims ?? [];
-      const at = claims.findIndex((c) => sameKey(c, organizationId, operationId, key));
+      const at = claims.findIndex((c) => sameKey(c.record, organizationId, operationId, key));
       if (at >= 0) {
-        insertIdempotency({ ...claims.splice(at, 1)[0]!, ...patch });
+        const { record, hash } = claims.splice(at, 1)[0]!;
+        insertIdempotency({ ...record, ...patch }, hash);
         return;
       }
-      const row = findIdempotency(organizationId, operationId, key);
+      const row = findIdempotency(organizationId, operationId, key, keyIndex.hash(organizationId, operationId, key));
       if (!row) throw new Error(`no idempotency record (${organizationId}, ${operationId}, ${key}) to update`);
       writing();
       run('UPDATE idempotency SET state = ?, status = ?, body = ?, resolution = ? WHERE rowid = ?', patch.state, patch.status, json(patch.body), patch.resolution, row.rowid as number);
@@ -967,7 +977,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (!readOnly && !member.locked) await lock(member);
     member.members++;
     for (;;) {
-      const state: LogicalState = { open: true, wroteCached: false, needsLock: false, savepoints: [{ name: 'logical', open: false, insertedAtSavepoint: 0, claims: [] }], inserted: [], undoLog: [] };
+      const state: LogicalState = { open: true, wroteCached: false, needsLock: false, savepoints: [], inserted: [], undoLog: [] };
+      state.savepoints.push(scopeOf(state, 'logical'));
       try {
         const value = await context.run(state, () => {
           current = state;
@@ -979,11 +990,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         return { value, batch: member };
       } catch (err) {
         if (member.locked && !db.isTransaction) abandonBatch(err);
-        else if (member.locked) {
-          undo(state, state.savepoints[0]!, 0);
-          if (state.wroteCached) cache.clear();
-        }
-        undoInMemory(state, 0);
+        rollBack(state, state.savepoints[0]!);
         if (!state.needsLock || member.locked) throw err;
         await lock(member); // and once more, locked: it cannot need the lock again
       } finally {
