@@ -1,7 +1,30 @@
 // HTTP plumbing: bounded body reading, JSON responses (never CORS headers), structured log lines.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OperationContract } from './contract.ts';
+import { Failure } from './failure.ts';
 
 export class BodyTooLarge extends Error {}
+
+const EMPTY_BODY: Buffer = Buffer.alloc(0);
+
+/**
+ * The body of an operation that takes one (or documents a size limit), refused over `limit` bytes with the
+ * operation's documented 413 (else invalid_request); any other operation ignores a body, unread: never a
+ * 413 the spec does not document.
+ */
+export async function readRequestBody(req: IncomingMessage, res: ServerResponse, op: OperationContract, limit: number): Promise<Buffer> {
+  if (!op.hasBody && !op.bodyLimited) {
+    req.resume();
+    return EMPTY_BODY;
+  }
+  try {
+    return await readBody(req, limit);
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    res.setHeader('connection', 'close'); // the rest of the body is not read: the connection cannot go on
+    throw new Failure(op.payloadTooLargeCode ?? 'invalid_request', op.payloadTooLargeCode ? undefined : `Request body larger than ${limit} bytes.`);
+  }
+}
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering them. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
-import { createSandbox } from './app.ts';
+import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
 import { pathOf, type Logger } from './http.ts';
 import { createStore } from './store/index.ts';

@@ -20,6 +20,8 @@ beforeAll(async () => {
     migrate: () => real.migrate(),
     close: () => real.close(),
     transaction: (fn) => (broken ? Promise.reject(new TypeError('a bug in the store')) : real.transaction(fn)),
+    hitRateLimit: (bucket, windowStart) => real.hitRateLimit(bucket, windowStart),
+    findCaller: (hash) => real.findCaller(hash),
   };
   sandbox = await startSandbox({ store });
   process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;

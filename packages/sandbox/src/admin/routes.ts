@@ -11,7 +11,8 @@ import { decodePathSegment, loadContract, type Contract, type OperationContract 
 import { validAddress } from '../eip55.ts';
 import { BodyTooLarge, pathOf, readBody, sendJson } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
-import { activeNicknameTaken, recipientView, transferView } from '../operations/banking.ts';
+import { Failure } from '../failure.ts';
+import { activeNicknameTaken, recipientView, recipientWrite, transferView } from '../operations/banking.ts';
 import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
 
 type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract }) => Promise<{ status: number; body?: unknown }>;
@@ -28,6 +29,16 @@ class AdminFailure extends Error {
 const notFound = (what: string) => new AdminFailure(404, 'not_found', `No such ${what}.`);
 /** A rule the public API enforces too, refused with the public code and its status from the public catalog. */
 const publicRule = (contract: Contract, code: string, message: string) => new AdminFailure(contract.error(code).status, code, message);
+
+/** A recipient write as the public API's rules answer it when a unique index of the schema refuses it (a race the checks lost). */
+async function publicWrite<T>(contract: Contract, write: () => Promise<T>): Promise<T> {
+  try {
+    return await recipientWrite(write);
+  } catch (err) {
+    if (err instanceof Failure) throw publicRule(contract, err.code, contract.error(err.code).meaning);
+    throw err;
+  }
+}
 
 /**
  * What each fault kind answers (app.ts `execute`): a documented error code, or an edge status without a JSON
@@ -143,7 +154,7 @@ export const adminHandlers: Record<string, Handler> = {
       idempotencyKey: null,
       createdAt: now,
     };
-    await tx.insertRecipient(recipient);
+    await publicWrite(contract, () => tx.insertRecipient(recipient));
     return { status: 201, body: recipientView(recipient) };
   },
   async activateRecipient(ctx) {
@@ -160,9 +171,7 @@ export const adminHandlers: Record<string, Handler> = {
   async resolveTransferAttempt({ tx, params, body }) {
     await organization(tx, params.organizationId);
     const key = String(body.idempotencyKey);
-    const existing = await tx.claimIdempotency({
-      organizationId: params.organizationId!, operationId: 'createTransfer', key, fingerprint: '', state: 'unresolved', status: null, body: null, resolution: null, createdAt: new Date().toISOString(),
-    });
+    const existing = await tx.findIdempotency(params.organizationId!, 'createTransfer', key);
     if (!existing || existing.state !== 'unresolved') throw new AdminFailure(404, 'not_found', 'No unresolved transfer attempt with that key.');
     await tx.updateIdempotency(existing.organizationId, existing.operationId, key, { state: 'unresolved', status: null, body: null, resolution: String(body.resolution) });
     return { status: 200, body: { idempotencyKey: key, resolution: body.resolution } };
@@ -211,7 +220,7 @@ async function setActive({ tx, params, contract }: Parameters<Handler>[0], activ
   if (active && !current.active && (await activeNicknameTaken(tx, current.organizationId, current.nickname, current.id))) {
     throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${current.nickname}"; deactivate it first.`);
   }
-  const recipient = await tx.updateRecipient(params.organizationId!, params.recipientId!, { active });
+  const recipient = await publicWrite(contract, () => tx.updateRecipient(params.organizationId!, params.recipientId!, { active }));
   if (!recipient) throw notFound('recipient');
   return { status: 200, body: recipientView(recipient) };
 }

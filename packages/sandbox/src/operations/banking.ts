@@ -4,11 +4,10 @@ import { Failure } from '../failure.ts';
 import { validAddress } from '../eip55.ts';
 import { fromCents, normalizeAmount, toCents } from '../money.ts';
 import { PIX_QUOTE_MAX_CENTS, testValue } from '../test-values.ts';
-import type { RecipientRecord, Transaction, TransferRecord, TransferStatus } from '../store/types.ts';
+import { ConstraintViolation, type RecipientRecord, type Transaction, type TransferRecord, type TransferStatus } from '../store/types.ts';
 import { compact, type OperationHandler } from './context.ts';
 
 const CURRENCY: Record<string, string> = { brl_pix: 'BRL', usd_ach: 'USD', usd_wire: 'USD', wallet: 'USD' };
-const DEBITED: readonly TransferStatus[] = Object.freeze(['pending', 'completed']);
 
 export const recipientView = (r: RecipientRecord) =>
   compact({ id: r.id, nickname: r.nickname, rail: r.rail, pixKey: r.pixKey, destinationAddress: r.destinationAddress, active: r.active, idempotencyKey: r.idempotencyKey });
@@ -16,37 +15,37 @@ export const recipientView = (r: RecipientRecord) =>
 export const transferView = (t: TransferRecord) =>
   ({ id: t.id, recipientId: t.recipientId, amount: t.amount, status: t.status, idempotencyKey: t.idempotencyKey });
 
-/**
- * Balance bodies by the sums they were computed from, for the organization they were computed for. A
- * store that caches hands out the same frozen sums and organization until either changes, and a balance
- * is read far more often than it changes; a store that does not cache never hits (fresh objects).
- */
-const balanceBodies = new WeakMap<object, { org: object; body: unknown; text: string }>();
-
 export const getBankingBalance: OperationHandler = {
   async run({ tx, org }) {
-    const debited = await tx.sumTransfers(org.id, DEBITED);
-    const memo = balanceBodies.get(debited);
-    if (memo?.org === org) return { status: 200, body: memo.body, text: memo.text };
+    const debited = await tx.debitedTotals(org.id);
     const currencies = [...new Set([...Object.keys(org.funding), ...Object.keys(debited)])].sort();
-    const balances = currencies.map((currency) =>
-      Object.freeze({ currency, available: fromCents(toCents(org.funding[currency] ?? '0') - toCents(debited[currency] ?? '0')) }),
-    );
-    const body = Object.freeze({ balances: Object.freeze(balances) });
-    const text = JSON.stringify(body);
-    if (Object.isFrozen(debited) && Object.isFrozen(org)) balanceBodies.set(debited, { org, body, text });
-    return { status: 200, body, text };
+    const balances = currencies.map((currency) => ({ currency, available: fromCents(toCents(org.funding[currency] ?? '0') - toCents(debited[currency] ?? '0')) }));
+    return { status: 200, body: { balances } };
   },
 };
+
+/** The schema's unique indexes on recipients → the code a write they refuse gets (a race the checks below lost). */
+export const RECIPIENT_CONSTRAINT_CODES: Readonly<Record<string, string>> = {
+  recipients_active_nickname: 'recipient_nickname_already_exists',
+  recipients_unique_pix_key: 'recipient_already_exists',
+};
+
+/** Runs a recipient write, turning a refusal by one of the recipients' unique indexes into its code. */
+export async function recipientWrite<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const code = err instanceof ConstraintViolation ? RECIPIENT_CONSTRAINT_CODES[err.constraint] : undefined;
+    throw code ? new Failure(code) : err;
+  }
+}
 
 /**
  * Whether another ACTIVE recipient of the organization uses the nickname (section 2: unique among active
  * recipients), whoever saves or activates the recipient: the API (createRecipient) or the dashboard (admin).
- * Locks the organization first, so the answer holds until the transaction ends (no race between instances)
- * and later checks in the same transaction (the PIX key) are covered too.
+ * A check for a clear answer in the common case; the schema's unique index decides races (recipientWrite).
  */
 export async function activeNicknameTaken(tx: Transaction, organizationId: string, nickname: string, exceptRecipientId?: string): Promise<boolean> {
-  await tx.lockOrganization(organizationId);
   const found = await tx.findActiveRecipientByNickname(organizationId, nickname);
   return Boolean(found && found.id !== exceptRecipientId);
 }
@@ -73,7 +72,7 @@ export const createRecipient: OperationHandler = {
       idempotencyKey: idempotencyKey ?? null,
       createdAt: now,
     };
-    await tx.insertRecipient(recipient);
+    await recipientWrite(() => tx.insertRecipient(recipient));
     return { status: 201, body: recipientView(recipient) };
   },
 };
@@ -113,6 +112,8 @@ export async function insertTransfer(ctx: Parameters<OperationHandler['run']>[0]
   return transfer;
 }
 
+const FINAL_RESOLUTIONS: readonly string[] = ['pending', 'completed', 'failed', 'cancelled'];
+
 export const createTransfer: OperationHandler = {
   fingerprint: transferFingerprint,
   conflictCode: 'banking_transfer_idempotency_conflict',
@@ -120,6 +121,18 @@ export const createTransfer: OperationHandler = {
     const recipient = await admitTransfer(ctx);
     const transfer = await insertTransfer(ctx, recipient, 'pending');
     return { status: 201, body: transferView(transfer) };
+  },
+  // The retry of an attempt left open by a temporary 503, per the provider's outcome table (section 3):
+  // still under review (409), still unavailable (503), or resolved into a transfer of the given status.
+  openAttempts: {
+    pendingReviewCode: 'banking_transfer_attempt_pending_review',
+    async resume(ctx, resolution) {
+      if (resolution === 'pending_review') throw new Failure('banking_transfer_attempt_pending_review');
+      if (!resolution || !FINAL_RESOLUTIONS.includes(resolution)) throw new Failure('temporarily_unavailable');
+      const recipient = await admitTransfer(ctx);
+      const transfer = await insertTransfer(ctx, recipient, resolution as TransferStatus);
+      return { status: 201, body: transferView(transfer) };
+    },
   },
 };
 

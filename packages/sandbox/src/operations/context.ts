@@ -17,8 +17,6 @@ export interface OperationContext {
 export interface OperationResult {
   status: number;
   body: unknown;
-  /** `body` already serialized, when the handler keeps it (a memoized body is not serialized again). */
-  text?: string;
 }
 
 export interface OperationHandler {
@@ -27,6 +25,14 @@ export interface OperationHandler {
   fingerprint?(body: Record<string, unknown>): string;
   /** A key reused with another identity: a conflict code (transfers), or undefined to replay the original. */
   conflictCode?: string;
+  /**
+   * Operations whose attempt can stay open after a temporary 503 or while it is pending review (transfers,
+   * section 3): the code answered while it is held, and how the next request with the key resolves it.
+   */
+  openAttempts?: {
+    pendingReviewCode: string;
+    resume(ctx: OperationContext, resolution: string | null): Promise<OperationResult>;
+  };
 }
 
 /** Drops null/undefined fields: the spec's types are not nullable. */

@@ -1,10 +1,9 @@
 // Fixed-window rate-limit counters of the embedded store, kept in the process's memory rather than in
-// SQLite. Every authenticated request counts, so a counter in the database costs every request (a GET
-// balance included) a write statement, a dirty index page and a share of a COMMIT; here it costs a Map
-// lookup. What that gives up, on purpose: counts start over when the process restarts, and two sandbox
-// processes on one SQLite file count separately. Limits shared by several instances are a PostgreSQL
-// feature (its store counts in the database). Hits are transactional as on PostgreSQL: the store takes
-// back the hits of a logical transaction (or nested scope) that rolls back (`unhit`).
+// SQLite. Every authenticated request counts, so a counter in the database would cost every request (a
+// GET balance included) a write and a share of a COMMIT; here it costs a Map lookup. What that gives up,
+// on purpose: counts start over when the process restarts, and two sandbox processes on one SQLite file
+// count separately. Limits shared by several instances are a PostgreSQL feature (postgres.ts). A counter
+// is not data: a request's rollback does not take its hit back.
 
 /** A bucket's windows older than this, relative to a new window of the same bucket, are dropped. */
 const KEEP_MS = 86_400_000;
@@ -26,13 +25,6 @@ export class RateCounters {
     windows.set(windowStart, count);
     if (count === 1) this.opened(windows, windowStart);
     return count;
-  }
-
-  /** Takes back one hit (its transaction rolled back). */
-  unhit(bucket: string, windowStart: number): void {
-    const windows = this.buckets.get(bucket);
-    const count = windows?.get(windowStart);
-    if (windows && count !== undefined) windows.set(windowStart, count - 1);
   }
 
   /** Buckets held (for tests of the memory bound). */

@@ -1,7 +1,8 @@
-// The sandbox's storage interface: one small set of operations, implemented by node:sqlite (embedded,
-// default) and PostgreSQL (shared by several sandbox instances). Everything a request does to the store
-// happens inside one `transaction`, so a resource and the idempotency record that replays it are written
-// together, and two requests with one key cannot both act.
+// The sandbox's storage interface: one small set of operations, implemented once in SQL (sql-transaction.ts)
+// over node:sqlite (embedded, default) and PostgreSQL (shared by several sandbox instances). Everything a
+// request does to the data happens inside one `transaction`, so a resource and the idempotency record that
+// replays it are written together; the schema's unique keys (schema.ts) make sure two requests with one
+// key cannot both act, whatever our code does.
 
 export interface Organization {
   id: string;
@@ -122,11 +123,6 @@ export interface Transaction {
   getOrganization(id: string): Promise<Organization | undefined>;
   updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt'>>): Promise<Organization | undefined>;
   listOrganizations(): Promise<Organization[]>;
-  /**
-   * Holds the organization's row until the transaction ends, so checks that span rows (an active nickname,
-   * a PIX key) cannot race between instances. A no-op where transactions are already serialized (SQLite).
-   */
-  lockOrganization(id: string): Promise<void>;
 
   // API keys
   insertApiKey(key: ApiKeyRecord): Promise<void>;
@@ -134,19 +130,23 @@ export interface Transaction {
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
 
-  // recipients
+  // recipients. Inserting or activating a recipient whose active nickname or PIX key another recipient of
+  // the organization holds throws a ConstraintViolation (the schema's unique indexes decide, not our code).
   insertRecipient(recipient: RecipientRecord): Promise<void>;
   getRecipient(organizationId: string, id: string): Promise<RecipientRecord | undefined>;
   findActiveRecipientByNickname(organizationId: string, nickname: string): Promise<RecipientRecord | undefined>;
   findRecipientByPixKey(organizationId: string, pixKey: string): Promise<RecipientRecord | undefined>;
   updateRecipient(organizationId: string, id: string, patch: Partial<Pick<RecipientRecord, 'active' | 'nickname'>>): Promise<RecipientRecord | undefined>;
 
-  // transfers
+  // transfers. The organization's balance moves in the same transaction (see debitedTotals).
   insertTransfer(transfer: TransferRecord): Promise<void>;
   getTransfer(organizationId: string, id: string): Promise<TransferRecord | undefined>;
   updateTransferStatus(organizationId: string, id: string, status: TransferStatus): Promise<TransferRecord | undefined>;
-  /** Sum of amounts per currency of the organization's transfers in the given statuses (decimal strings). */
-  sumTransfers(organizationId: string, statuses: readonly TransferStatus[]): Promise<Record<string, string>>;
+  /**
+   * What the organization's `pending` and `completed` transfers add up to, per currency (decimal strings):
+   * running totals kept by insertTransfer and updateTransferStatus, so the read costs the same at any size.
+   */
+  debitedTotals(organizationId: string): Promise<Record<string, string>>;
   countTransfers(organizationId?: string): Promise<number>;
 
   // cards, checkout products, checkout sessions
@@ -155,16 +155,14 @@ export interface Transaction {
 
   // idempotency
   /**
-   * Inserts the record if no row exists for (organization, operation, key) and returns undefined; otherwise
-   * returns the existing row. On PostgreSQL a concurrent claim of the same key waits for the first
-   * transaction to finish, then sees its row.
+   * Inserts the record unless a row exists for (organization, operation, key), in one statement (INSERT …
+   * ON CONFLICT DO NOTHING): undefined when it was inserted, else the existing row. A concurrent claim of
+   * the same key waits on the unique key until the first transaction ends, then sees its row.
    */
   claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
+  /** The row of a key, held until the transaction ends (PostgreSQL: FOR UPDATE). */
+  findIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
   updateIdempotency(organizationId: string, operationId: string, key: string, patch: Pick<IdempotencyRecord, 'state' | 'status' | 'body' | 'resolution'>): Promise<void>;
-
-  // rate limits: fixed windows
-  /** Increments the counter of `bucket` for the window starting at `windowStart` (epoch ms); returns the new count. */
-  hitRateLimit(bucket: string, windowStart: number): Promise<number>;
 
   // fault injection
   insertFault(fault: FaultRecord): Promise<void>;
@@ -172,29 +170,41 @@ export interface Transaction {
   takeFault(organizationId: string, operationId: string): Promise<FaultRecord | undefined>;
   listFaults(): Promise<FaultRecord[]>;
   clearFaults(): Promise<void>;
-
-  /**
-   * Runs `fn` so that what it writes is undone when it throws while the rest of the transaction stays (a
-   * savepoint): a request's rate-limit hit is kept when its operation is refused.
-   */
-  nested<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export interface TransactionOptions {
-  /**
-   * A hint: `fn` is not expected to write (rate-limit hits aside). The embedded store then runs it without
-   * taking SQLite's write lock (no BEGIN IMMEDIATE, no COMMIT); should it write after all, its work is
-   * undone and it is run again from the start under the lock, so `fn` must be safe to run twice (it only
-   * acts through `tx`). PostgreSQL ignores it.
-   */
-  readOnly?: boolean;
+export interface Caller {
+  key: ApiKeyRecord;
+  organization: Organization;
+}
+
+/** A write refused by one of the schema's unique constraints; `constraint` is the index's name. */
+export class ConstraintViolation extends Error {
+  readonly constraint: string;
+  constructor(constraint: string, cause?: unknown) {
+    super(`unique constraint ${constraint} refused the write`, { cause });
+    this.constraint = constraint;
+  }
 }
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Creates or upgrades the schema (idempotent; safe when several instances start together). */
   migrate(): Promise<void>;
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. Transactions are serialized per key where needed. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws; the promise
+   * settles only after the COMMIT (what a caller acknowledges is durable). `fn` acts only through `tx`.
+   */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Counts one request in `bucket`'s fixed window starting at `windowStart` (epoch ms) and returns the count
+   * so far. Outside any transaction: a counter is not data a request's rollback takes back, and no request
+   * waits for another's COMMIT on it.
+   */
+  hitRateLimit(bucket: string, windowStart: number): Promise<number>;
+  /**
+   * The API key with this SHA-256 hash and its organization, read outside any transaction (it may see a
+   * key or flag that a transaction still running has written: no client can have heard of that yet).
+   */
+  findCaller(hash: string): Promise<Caller | undefined>;
   close(): Promise<void>;
 }

@@ -1,0 +1,48 @@
+// Acting out a fault scheduled through the admin API, in place of the request's normal answer. Each kind is
+// an answer the operation documents (the admin API refuses the others): a temporary 503 (on an operation
+// whose attempts can stay open, the attempt is left unresolved for the retry to resolve), pending review,
+// the card provider's rate limit with Retry-After, the edge's 502/504 without a body (after processing
+// the request or not), or a connection cut after the commit.
+import type { ServerResponse } from 'node:http';
+import { Failure } from '../failure.ts';
+import { sendEdge } from '../http.ts';
+import type { FaultRecord, Store } from '../store/types.ts';
+import { leaveOpen, respond } from './idempotency.ts';
+import type { ApiRequest } from './request.ts';
+
+export async function actOut(store: Store, request: ApiRequest, fault: FaultRecord, res: ServerResponse): Promise<void> {
+  request.log.fault = fault.kind;
+  switch (fault.kind) {
+    case 'provider_rate_limited':
+      throw new Failure('provider_rate_limited', undefined, { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+    case 'unavailable':
+    case 'pending_review': {
+      const attempts = request.handler.openAttempts;
+      if (!attempts || !request.idempotencyKey) throw new Failure('temporarily_unavailable'); // nothing was processed
+      await leaveOpen(store, request, fault.resolution);
+      throw new Failure(fault.kind === 'pending_review' ? attempts.pendingReviewCode : 'temporarily_unavailable');
+    }
+    case 'edge_502':
+    case 'edge_504': {
+      // The request was processed or not; whatever the API answered (a 201 or a 4xx) is lost at the edge.
+      if (fault.commit) await processIgnoringRefusals(store, request);
+      request.log.status = fault.kind === 'edge_502' ? 502 : 504;
+      sendEdge(res, request.log.status as 502 | 504);
+      return;
+    }
+    case 'drop_after_commit':
+      await processIgnoringRefusals(store, request); // the answer never leaves
+      request.log.status = 0;
+      res.socket?.destroy();
+      return;
+  }
+}
+
+/** Processes the request whose answer will be lost: a documented refusal is such an answer; anything else is a bug and still surfaces. */
+async function processIgnoringRefusals(store: Store, request: ApiRequest): Promise<void> {
+  try {
+    await store.transaction((tx) => respond(tx, request));
+  } catch (err) {
+    if (!(err instanceof Failure)) throw err;
+  }
+}

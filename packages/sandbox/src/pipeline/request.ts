@@ -1,0 +1,34 @@
+// A public API request once it has passed the HTTP edge, auth and validation: what every later step reads.
+import type { OperationContract } from '../contract.ts';
+import type { LogLine } from '../http.ts';
+import { newId, perMillisecond } from '../ids.ts';
+import type { OperationContext, OperationHandler } from '../operations/context.ts';
+import type { Organization, Transaction } from '../store/types.ts';
+
+export interface ApiRequest {
+  op: OperationContract;
+  handler: OperationHandler;
+  params: Record<string, string>;
+  org: Organization;
+  body: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+  /** The request's clock reading: every record it creates carries it. */
+  at: Date;
+  log: LogLine;
+}
+
+const isoTime = perMillisecond((ms) => new Date(ms).toISOString());
+
+/** What a handler sees of its request, in one transaction. */
+export function operationContext(tx: Transaction, request: ApiRequest): OperationContext {
+  return {
+    tx,
+    org: request.org,
+    op: request.op,
+    params: request.params,
+    body: request.body,
+    idempotencyKey: request.idempotencyKey,
+    now: isoTime(request.at.getTime()),
+    newId,
+  };
+}

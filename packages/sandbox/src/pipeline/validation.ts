@@ -1,0 +1,45 @@
+// The request as the spec describes it: path parameters, the Idempotency-Key, a JSON body validated by the
+// spec's schemas (Ajv), each violation answered with the field's x-error-code or invalid_request.
+import type { IncomingMessage } from 'node:http';
+import type { Contract, OperationContract } from '../contract.ts';
+import { Failure } from '../failure.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The validated body ({} for an operation without one); throws the Failure the spec gives the first violation. */
+export function validateRequest(contract: Contract, req: IncomingMessage, op: OperationContract, params: Record<string, string>, raw: Buffer): Record<string, unknown> {
+  for (const [name, validate] of op.pathValidators) {
+    // An id that breaks the id schema names nothing: the operation's documented 404, not an undocumented 400.
+    if (!validate(params[name])) throw new Failure(op.notFoundCode ?? 'invalid_request', op.notFoundCode ? undefined : `Path parameter ${name} is invalid.`);
+  }
+  if (op.idempotencyKey) {
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string') throw new Failure('invalid_request', 'Idempotency-Key header is required.');
+    if (!op.idempotencyKey(key)) throw new Failure('invalid_request', 'Idempotency-Key header is malformed.');
+  }
+  if (!op.validateBody) return {};
+  if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+    throw new Failure('invalid_request', 'Request body must be JSON (content-type: application/json).');
+  }
+  const body = parseJson(raw);
+  if (!op.validateBody(body)) {
+    const code = contract.bodyErrorCode(op, body, [...(op.validateBody.errors ?? [])]);
+    const first = op.validateBody.errors?.[0];
+    throw new Failure(code, code === 'invalid_request' && first ? `Request body ${first.instancePath || '(root)'} ${first.message ?? 'is invalid'}.` : undefined);
+  }
+  return body as Record<string, unknown>;
+}
+
+function parseJson(raw: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(raw); // bytes that are not UTF-8 are refused, never stored as U+FFFD
+  } catch {
+    throw new Failure('invalid_request', 'Request body is not valid UTF-8.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Failure('invalid_request', 'Request body is not valid JSON.');
+  }
+}

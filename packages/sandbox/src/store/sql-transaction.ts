@@ -1,0 +1,383 @@
+// The store's operations, written once in SQL both engines read alike ($1… placeholders; sqlite.ts rewrites
+// them to ?1…), with the row mapping. Each engine hands over a `Sql` that runs one statement on its
+// transaction's connection and a few dialect parameters.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { fromCents, storedCents } from '../money.ts';
+import { DEBITING_STATUSES } from './schema.ts';
+import {
+  ConstraintViolation,
+  type ApiKeyRecord,
+  type Caller,
+  type FaultRecord,
+  type IdempotencyRecord,
+  type Organization,
+  type RecipientRecord,
+  type Transaction,
+  type TransferRecord,
+  type TransferStatus,
+} from './types.ts';
+
+export type Row = Record<string, unknown>;
+
+/** Runs one statement of the transaction, returning its rows. */
+export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
+export type SqlValue = string | number | bigint | null;
+
+export interface Dialect {
+  /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
+  forUpdate: string;
+  /**
+   * Rows per organization and currency that a balance is split into: a transfer adds to one picked at
+   * random, so concurrent transfers of one organization rarely wait for each other's row (PostgreSQL). One
+   * for SQLite, which has a single writer anyway.
+   */
+  balanceSlots: number;
+  /** The name of the unique constraint a failed statement broke, if that is why it failed. */
+  violatedConstraint(err: unknown): string | undefined;
+}
+
+const bool = (value: boolean): number => (value ? 1 : 0);
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+const parse = (value: unknown): unknown => (value === null || value === undefined ? null : JSON.parse(String(value)));
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+/** Integers arrive as number (SQLite) or number/string (PostgreSQL int4/int8). */
+const int = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+const toOrganization = (r: Row): Organization => ({
+  id: String(r.id),
+  name: String(r.name),
+  apiAccess: Boolean(r.api_access),
+  banking: Boolean(r.banking),
+  cards: Boolean(r.cards),
+  checkout: Boolean(r.checkout),
+  walletTransfers: Boolean(r.wallet_transfers),
+  cardTermsAccepted: Boolean(r.card_terms_accepted),
+  checkoutPix: Boolean(r.checkout_pix),
+  funding: parse(r.funding) as Record<string, string>,
+  createdAt: String(r.created_at),
+});
+
+const toApiKey = (r: Row): ApiKeyRecord => ({
+  id: String(r.id),
+  organizationId: String(r.organization_id),
+  hash: String(r.hash),
+  prefix: String(r.prefix),
+  createdAt: String(r.created_at),
+  revokedAt: text(r.revoked_at),
+});
+
+const toRecipient = (r: Row): RecipientRecord => ({
+  id: String(r.id),
+  organizationId: String(r.organization_id),
+  nickname: String(r.nickname),
+  rail: r.rail as RecipientRecord['rail'],
+  pixKey: text(r.pix_key),
+  destinationAddress: text(r.destination_address),
+  active: Boolean(r.active),
+  source: r.source as RecipientRecord['source'],
+  idempotencyKey: text(r.idempotency_key),
+  createdAt: String(r.created_at),
+});
+
+const toTransfer = (r: Row): TransferRecord => ({
+  id: String(r.id),
+  organizationId: String(r.organization_id),
+  recipientId: String(r.recipient_id),
+  amount: String(r.amount),
+  currency: String(r.currency),
+  status: r.status as TransferStatus,
+  idempotencyKey: String(r.idempotency_key),
+  createdAt: String(r.created_at),
+});
+
+const toIdempotency = (r: Row): IdempotencyRecord => ({
+  organizationId: String(r.organization_id),
+  operationId: String(r.operation_id),
+  key: String(r.idem_key),
+  fingerprint: String(r.fingerprint),
+  state: r.state as IdempotencyRecord['state'],
+  status: int(r.status),
+  body: parse(r.body),
+  resolution: text(r.resolution),
+  createdAt: String(r.created_at),
+});
+
+const toFault = (r: Row): FaultRecord => ({
+  id: String(r.id),
+  organizationId: text(r.organization_id),
+  operationId: String(r.operation_id),
+  kind: r.kind as FaultRecord['kind'],
+  remaining: Number(r.remaining),
+  commit: Boolean(r.commit_action),
+  retryAfterSeconds: int(r.retry_after_seconds),
+  resolution: text(r.resolution),
+  createdAt: String(r.created_at),
+});
+
+/** Fields a patch may change → column and stored value. */
+type Patchable = Record<string, [column: string, encode: (value: never) => SqlValue]>;
+
+const ORGANIZATION_PATCH: Patchable = {
+  name: ['name', (v: string) => v],
+  apiAccess: ['api_access', bool],
+  banking: ['banking', bool],
+  cards: ['cards', bool],
+  checkout: ['checkout', bool],
+  walletTransfers: ['wallet_transfers', bool],
+  cardTermsAccepted: ['card_terms_accepted', bool],
+  checkoutPix: ['checkout_pix', bool],
+  funding: ['funding', (v: Record<string, string>) => JSON.stringify(v)],
+};
+
+const RECIPIENT_PATCH: Patchable = {
+  active: ['active', bool],
+  nickname: ['nickname', (v: string) => v],
+};
+
+/** `a = $n, b = $n+1` and its values for the known, defined fields of `patch`; placeholders start at `first`. */
+function setClause(patch: object, fields: Patchable, first: number): { sql: string; values: SqlValue[] } {
+  const parts: string[] = [];
+  const values: SqlValue[] = [];
+  for (const [name, value] of Object.entries(patch)) {
+    const field = fields[name];
+    if (!field || value === undefined) continue;
+    values.push(field[1](value as never));
+    parts.push(`${field[0]} = $${first + values.length - 1}`);
+  }
+  return { sql: parts.join(', '), values };
+}
+
+/** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
+const TRANSFER = 'organization_id, id, recipient_id, amount, currency, status, idempotency_key, created_at';
+
+const debits = (status: string): boolean => DEBITING_STATUSES.includes(status);
+
+/**
+ * Where a transaction's `fn` runs: a store.transaction() called from inside it would wait for itself
+ * (SQLite's queue) or for a second connection blocked by the first one's locks (PostgreSQL), so it is
+ * refused. Work the transaction leaves behind (a timer) runs once it has ended, and may open its own.
+ */
+export const runningTransaction = new AsyncLocalStorage<{ open: boolean }>();
+
+export function refuseNested(): void {
+  if (runningTransaction.getStore()?.open) throw new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`');
+}
+
+export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
+  const one = async (statement: string, values?: readonly SqlValue[]) => (await sql(statement, values))[0];
+  /** A write that a unique index may refuse: the refusal becomes a ConstraintViolation naming the index. */
+  const guarded = async (statement: string, values: readonly SqlValue[]) => {
+    try {
+      return await sql(statement, values);
+    } catch (err) {
+      const constraint = dialect.violatedConstraint(err);
+      throw constraint ? new ConstraintViolation(constraint, err) : err;
+    }
+  };
+  /** Adds `cents` (may be negative) to the organization's running total of debits in `currency`. */
+  const addToBalance = (organizationId: string, currency: string, cents: bigint) =>
+    sql(
+      `INSERT INTO balances (organization_id, currency, slot, debited_cents) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id, currency, slot) DO UPDATE SET debited_cents = balances.debited_cents + excluded.debited_cents`,
+      [organizationId, currency, Math.floor(Math.random() * dialect.balanceSlots), cents.toString()],
+    );
+
+  const tx: Transaction = {
+    // organizations
+    async insertOrganization(o) {
+      await sql(
+        `INSERT INTO organizations (id, name, api_access, banking, cards, checkout, wallet_transfers, card_terms_accepted, checkout_pix, funding, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [o.id, o.name, bool(o.apiAccess), bool(o.banking), bool(o.cards), bool(o.checkout), bool(o.walletTransfers), bool(o.cardTermsAccepted), bool(o.checkoutPix), JSON.stringify(o.funding), o.createdAt],
+      );
+    },
+    async getOrganization(id) {
+      const row = await one('SELECT * FROM organizations WHERE id = $1', [id]);
+      return row && toOrganization(row);
+    },
+    async updateOrganization(id, patch) {
+      const set = setClause(patch, ORGANIZATION_PATCH, 2);
+      if (!set.sql) return tx.getOrganization(id);
+      const row = await one(`UPDATE organizations SET ${set.sql} WHERE id = $1 RETURNING *`, [id, ...set.values]);
+      return row && toOrganization(row);
+    },
+    async listOrganizations() {
+      return (await sql('SELECT * FROM organizations ORDER BY created_at, seq')).map(toOrganization);
+    },
+
+    // API keys
+    async insertApiKey(k) {
+      await sql('INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        k.id, k.organizationId, k.hash, k.prefix, k.createdAt, k.revokedAt,
+      ]);
+    },
+    async findApiKeyByHash(hash) {
+      const row = await one('SELECT * FROM api_keys WHERE hash = $1', [hash]);
+      return row && toApiKey(row);
+    },
+    async getApiKey(id) {
+      const row = await one('SELECT * FROM api_keys WHERE id = $1', [id]);
+      return row && toApiKey(row);
+    },
+    async revokeApiKey(id, at) {
+      // A key revoked twice keeps its first revocation time.
+      const row = await one('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]);
+      return row && toApiKey(row);
+    },
+
+    // recipients
+    async insertRecipient(r) {
+      await guarded(
+        `INSERT INTO recipients (id, organization_id, nickname, rail, pix_key, destination_address, active, source, idempotency_key, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [r.id, r.organizationId, r.nickname, r.rail, r.pixKey, r.destinationAddress, bool(r.active), r.source, r.idempotencyKey, r.createdAt],
+      );
+    },
+    async getRecipient(organizationId, id) {
+      const row = await one('SELECT * FROM recipients WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+      return row && toRecipient(row);
+    },
+    async findActiveRecipientByNickname(organizationId, nickname) {
+      const row = await one('SELECT * FROM recipients WHERE organization_id = $1 AND nickname = $2 AND active', [organizationId, nickname]);
+      return row && toRecipient(row);
+    },
+    async findRecipientByPixKey(organizationId, pixKey) {
+      const row = await one('SELECT * FROM recipients WHERE organization_id = $1 AND pix_key = $2', [organizationId, pixKey]);
+      return row && toRecipient(row);
+    },
+    async updateRecipient(organizationId, id, patch) {
+      const set = setClause(patch, RECIPIENT_PATCH, 3);
+      if (!set.sql) return tx.getRecipient(organizationId, id);
+      const [row] = await guarded(`UPDATE recipients SET ${set.sql} WHERE organization_id = $1 AND id = $2 RETURNING *`, [organizationId, id, ...set.values]);
+      return row && toRecipient(row);
+    },
+
+    // transfers
+    async insertTransfer(t) {
+      const cents = storedCents(t.amount);
+      await sql(
+        `INSERT INTO transfers (organization_id, id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [t.organizationId, t.id, t.recipientId, t.amount, cents.toString(), t.currency, t.status, t.idempotencyKey, t.createdAt],
+      );
+      if (debits(t.status)) await addToBalance(t.organizationId, t.currency, cents);
+    },
+    async getTransfer(organizationId, id) {
+      const row = await one(`SELECT ${TRANSFER} FROM transfers WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+      return row && toTransfer(row);
+    },
+    async updateTransferStatus(organizationId, id, status) {
+      const before = await one(`SELECT status FROM transfers WHERE organization_id = $1 AND id = $2${dialect.forUpdate}`, [organizationId, id]);
+      if (!before) return undefined;
+      const row = (await one(`UPDATE transfers SET status = $3 WHERE organization_id = $1 AND id = $2 RETURNING ${TRANSFER}`, [organizationId, id, status]))!;
+      const change = Number(debits(status)) - Number(debits(String(before.status)));
+      if (change !== 0) await addToBalance(organizationId, String(row.currency), BigInt(change) * storedCents(String(row.amount)));
+      return toTransfer(row);
+    },
+    async debitedTotals(organizationId) {
+      // SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text.
+      const rows = await sql(
+        'SELECT currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE organization_id = $1 GROUP BY currency ORDER BY currency',
+        [organizationId],
+      );
+      const totals: Record<string, string> = {};
+      for (const row of rows) if (BigInt(String(row.cents)) !== 0n) totals[String(row.currency)] = fromCents(BigInt(String(row.cents)));
+      return totals;
+    },
+    async countTransfers(organizationId) {
+      const row =
+        organizationId === undefined
+          ? await one('SELECT COUNT(*) AS n FROM transfers')
+          : await one('SELECT COUNT(*) AS n FROM transfers WHERE organization_id = $1', [organizationId]);
+      return Number(row?.n ?? 0);
+    },
+
+    // cards, checkout products, checkout sessions
+    async insertResource(r) {
+      await sql('INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        r.id, r.organizationId, r.kind, r.idempotencyKey, JSON.stringify(r.body), r.createdAt,
+      ]);
+    },
+    async countResources(kind, organizationId) {
+      const row =
+        organizationId === undefined
+          ? await one('SELECT COUNT(*) AS n FROM resources WHERE kind = $1', [kind])
+          : await one('SELECT COUNT(*) AS n FROM resources WHERE kind = $1 AND organization_id = $2', [kind, organizationId]);
+      return Number(row?.n ?? 0);
+    },
+
+    // idempotency
+    async claimIdempotency(r) {
+      // The primary key decides: a concurrent claim of the key waits here (PostgreSQL) or cannot run at all
+      // (SQLite's write lock) until this transaction ends, then inserts nothing and reads the row.
+      const inserted = await sql(
+        `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING RETURNING 1 AS claimed`,
+        [r.organizationId, r.operationId, r.key, r.fingerprint, r.state, r.status, json(r.body), r.resolution, r.createdAt],
+      );
+      if (inserted.length === 1) return undefined;
+      const existing = await tx.findIdempotency(r.organizationId, r.operationId, r.key);
+      if (!existing) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
+      return existing;
+    },
+    async findIdempotency(organizationId, operationId, key) {
+      const row = await one(`SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3${dialect.forUpdate}`, [
+        organizationId, operationId, key,
+      ]);
+      return row && toIdempotency(row);
+    },
+    async updateIdempotency(organizationId, operationId, key, patch) {
+      const rows = await sql(
+        `UPDATE idempotency SET state = $4, status = $5, body = $6, resolution = $7
+         WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3 RETURNING 1 AS updated`,
+        [organizationId, operationId, key, patch.state, patch.status, json(patch.body), patch.resolution],
+      );
+      if (rows.length !== 1) throw new Error(`no idempotency record (${organizationId}, ${operationId}, ${key}) to update`);
+    },
+
+    // fault injection
+    async insertFault(f) {
+      await sql(
+        `INSERT INTO faults (id, organization_id, operation_id, kind, remaining, commit_action, retry_after_seconds, resolution, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [f.id, f.organizationId, f.operationId, f.kind, f.remaining, bool(f.commit), f.retryAfterSeconds, f.resolution, f.createdAt],
+      );
+    },
+    async takeFault(organizationId, operationId) {
+      // The picked row is locked (PostgreSQL) and re-checked, so concurrent takers wait for each other
+      // instead of skipping past a fault still in use: "remaining: 3" faults exactly 3 requests.
+      const row = await one(
+        `UPDATE faults SET remaining = remaining - 1
+         WHERE seq = (
+           SELECT seq FROM faults
+           WHERE operation_id = $2 AND remaining > 0 AND (organization_id = $1 OR organization_id IS NULL)
+           ORDER BY organization_id IS NULL, created_at, seq
+           LIMIT 1${dialect.forUpdate}
+         ) AND remaining > 0
+         RETURNING *`,
+        [organizationId, operationId],
+      );
+      return row && toFault(row);
+    },
+    async listFaults() {
+      return (await sql('SELECT * FROM faults ORDER BY created_at, seq')).map(toFault);
+    },
+    async clearFaults() {
+      await sql('DELETE FROM faults');
+    },
+  };
+  return tx;
+}
+
+/** Store.findCaller in one statement: the key and its organization. */
+export async function findCaller(sql: Sql, hash: string): Promise<Caller | undefined> {
+  const [row] = await sql(
+    `SELECT k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*
+     FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = $1`,
+    [hash],
+  );
+  if (!row) return undefined;
+  const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
+  return { key, organization: toOrganization(row) };
+}
