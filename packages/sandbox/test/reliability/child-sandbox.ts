@@ -122,3 +122,18 @@ export async function startChildSandbox(options: ChildSandboxOptions): Promise<C
     },
   };
 }
+
+/**
+ * `count` sandboxes started at the same moment on one store. If any fails to start, those that did are
+ * stopped before the error is thrown: a failed start leaves no process behind.
+ */
+export async function startChildSandboxes(count: number, options: ChildSandboxOptions): Promise<ChildSandbox[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startChildSandbox(options)));
+  const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failure = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) {
+    await Promise.all(running.map((sandbox) => sandbox.stop()));
+    throw failure.reason;
+  }
+  return running;
+}
