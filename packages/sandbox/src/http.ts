@@ -1,5 +1,7 @@
 // HTTP plumbing: bounded body reading, JSON responses (never CORS headers), structured log lines.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { OperationContract } from './contract.ts';
 import { Failure } from './failure.ts';
 
@@ -106,3 +108,18 @@ export const jsonLogger =
   (write: (text: string) => void = (t) => process.stdout.write(t)): Logger =>
   (line) =>
     write(`${JSON.stringify({ time: new Date().toISOString(), level: line.status >= 500 ? 'error' : 'info', ...line })}\n`);
+
+/**
+ * Node's answer to a request it refuses before any handler runs (server 'clientError'), in the shared error
+ * body: headers over its limit (16 KiB) get 431, a request that is not HTTP gets 400. A connection already
+ * reset gets nothing.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, reason, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'request_headers_too_large', 'Request headers are larger than the server accepts (16 KiB).']
+      : [400, 'Bad Request', 'invalid_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ error: message, code, requestId: randomUUID() });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}

@@ -10,7 +10,7 @@ import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
-import { pathOf, type Logger } from './http.ts';
+import { answerClientError, pathOf, type Logger } from './http.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
 
@@ -67,6 +67,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     );
   });
   server.keepAliveTimeout = 5_000; // short idle sockets, so a shutdown drains fast
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
