@@ -19,9 +19,9 @@ beforeAll(async () => {
     kind: real.kind,
     migrate: () => real.migrate(),
     close: () => real.close(),
-    transaction: (fn) => (broken ? Promise.reject(new TypeError('a bug in the store')) : real.transaction(fn)),
+    transaction: (fn, options) => (broken ? Promise.reject(new TypeError('a bug in the store')) : real.transaction(fn, options)),
     hitRateLimit: (bucket, windowStart) => real.hitRateLimit(bucket, windowStart),
-    findCaller: (hash) => real.findCaller(hash),
+    findCaller: (hash, operationId) => real.findCaller(hash, operationId),
   };
   sandbox = await startSandbox({ store });
   process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;

@@ -452,16 +452,27 @@ describe.each(backends)('store on $name', (backend) => {
       await tx.insertOrganization(organization('org_1'));
       await tx.insertApiKey({ id: 'key_1', organizationId: 'org_1', hash: 'h1', prefix: 'svc_live_ab', createdAt: T0, revokedAt: null });
     });
-    expect(await second.findCaller('h1')).toEqual({
+    expect(await second.findCaller('h1', 'createTransfer')).toEqual({
       key: { id: 'key_1', organizationId: 'org_1', hash: 'h1', prefix: 'svc_live_ab', createdAt: T0, revokedAt: null },
       organization: organization('org_1'),
+      faultPending: false,
     });
-    expect(await second.findCaller('h2')).toBeUndefined();
+    expect(await second.findCaller('h2', 'createTransfer')).toBeUndefined();
+    // A fault for the operation, of the organization or of every organization, is pending until used up.
+    await store.transaction((tx) => tx.insertFault(fault('f_1', { organizationId: 'org_2' })));
+    expect((await second.findCaller('h1', 'createTransfer'))?.faultPending).toBe(false);
+    await store.transaction((tx) => tx.insertFault(fault('f_2', { organizationId: 'org_1', operationId: 'createRecipient' })));
+    expect((await second.findCaller('h1', 'createTransfer'))?.faultPending).toBe(false);
+    expect((await second.findCaller('h1', 'createRecipient'))?.faultPending).toBe(true);
+    await store.transaction((tx) => tx.insertFault(fault('f_3')));
+    expect((await second.findCaller('h1', 'createTransfer'))?.faultPending).toBe(true);
+    await store.transaction((tx) => tx.takeFault('org_1', 'createTransfer'));
+    expect((await second.findCaller('h1', 'createTransfer'))?.faultPending).toBe(false);
     await store.transaction(async (tx) => {
       await tx.revokeApiKey('key_1', at(1));
       await tx.updateOrganization('org_1', { banking: false });
     });
-    expect(await second.findCaller('h1')).toMatchObject({ key: { revokedAt: at(1) }, organization: { banking: false } });
+    expect(await second.findCaller('h1', 'createTransfer')).toMatchObject({ key: { revokedAt: at(1) }, organization: { banking: false } });
   });
 
   it('rate limits: counts per bucket and window', async () => {

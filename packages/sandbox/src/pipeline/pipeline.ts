@@ -70,7 +70,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     const { op, params } = matched;
     line.operationId = op.operationId;
     const raw = await readRequestBody(req, res, op, bodyLimit);
-    const { key, organization: org } = await authenticate(req);
+    const { key, organization: org, faultPending } = await authenticate(req, op);
     line.organizationId = org.id;
     line.keyId = key.id;
     const at = now();
@@ -80,21 +80,24 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
     const request: ApiRequest = { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line };
 
-    const outcome = await store.transaction(async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
-      const fault = await tx.takeFault(org.id, op.operationId);
-      return fault ? { fault } : { result: await respond(tx, request) };
-    });
+    const outcome = await store.transaction(
+      async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
+        const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
+        return fault ? { fault } : { result: await respond(tx, request) };
+      },
+      { readOnly: op.method === 'GET' },
+    );
     if ('fault' in outcome) return actOut(store, request, outcome.fault, res);
     line.status = outcome.result.status;
     sendJson(res, outcome.result.status, outcome.result.body);
   }
 
   /** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
-  async function authenticate(req: IncomingMessage): Promise<Caller> {
+  async function authenticate(req: IncomingMessage, op: OperationContract): Promise<Caller> {
     const presented = req.headers[contract.apiKeyHeader];
     const key = Array.isArray(presented) ? undefined : presented;
     if (!wellFormed(key)) throw new Failure('invalid_api_key');
-    const caller = await store.findCaller(hashApiKey(key));
+    const caller = await store.findCaller(hashApiKey(key), op.operationId);
     if (!caller || caller.key.revokedAt) throw new Failure('invalid_api_key');
     return caller;
   }

@@ -66,6 +66,21 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const run = async (client: PoolClient | Pool, text: string, values: readonly SqlValue[] = []): Promise<Row[]> =>
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
+  /** `work` on one pooled connection, each statement on its own (a read-only transaction). */
+  async function withConnection<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    if (closed) throw new Error('the store is closed');
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
+    try {
+      return await work(client);
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
   /** `work` on one connection inside BEGIN … COMMIT; ROLLBACK when it throws. */
   async function withTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     if (closed) throw new Error('the store is closed');
@@ -112,9 +127,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       });
     },
 
-    async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
-      return withTransaction(async (client) => {
+      return (options?.readOnly ? withConnection : withTransaction)(async (client) => {
         const state = { open: true };
         const sql: Sql = (text, values) => {
           if (!state.open) return Promise.reject(new Error('a tx used after its transaction ended'));
@@ -142,9 +157,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return Number(row?.count);
     },
 
-    findCaller(hash) {
+    findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller((text, values) => run(pool, text, values), hash);
+      return findCaller((text, values) => run(pool, text, values), hash, operationId);
     },
 
     async close() {

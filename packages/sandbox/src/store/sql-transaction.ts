@@ -370,14 +370,16 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
   return tx;
 }
 
-/** Store.findCaller in one statement: the key and its organization. */
-export async function findCaller(sql: Sql, hash: string): Promise<Caller | undefined> {
+/** Store.findCaller in one statement. */
+export async function findCaller(sql: Sql, hash: string, operationId: string): Promise<Caller | undefined> {
   const [row] = await sql(
-    `SELECT k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*
+    `SELECT k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
+       EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = $2 AND f.remaining > 0
+               AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
      FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = $1`,
-    [hash],
+    [hash, operationId],
   );
   if (!row) return undefined;
   const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
-  return { key, organization: toOrganization(row) };
+  return { key, organization: toOrganization(row), faultPending: Boolean(row.fault_pending) };
 }

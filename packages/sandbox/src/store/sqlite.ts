@@ -202,6 +202,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return turn;
     },
 
+    // `readOnly` changes nothing here: a read joins the batch like any transaction (and answers after its COMMIT).
     async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       if (closed) throw new Error('the store is closed');
       refuseNested();
@@ -217,9 +218,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return rateCounters.hit(bucket, windowStart);
     },
 
-    findCaller(hash) {
+    findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller(async (text, values = []) => prepare(text).all(...values) as Row[], hash);
+      return findCaller(async (text, values = []) => prepare(text).all(...values) as Row[], hash, operationId);
     },
 
     async close() {

@@ -175,6 +175,8 @@ export interface Transaction {
 export interface Caller {
   key: ApiKeyRecord;
   organization: Organization;
+  /** Whether a fault is scheduled for this operation and organization (then the transaction takes it). */
+  faultPending: boolean;
 }
 
 /** A write refused by one of the schema's unique constraints; `constraint` is the index's name. */
@@ -193,8 +195,10 @@ export interface Store {
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws; the promise
    * settles only after the COMMIT (what a caller acknowledges is durable). `fn` acts only through `tx`.
+   * `readOnly`: `fn` needs no snapshot across its statements and writes at most single-statement changes
+   * (a GET taking a fault); PostgreSQL then runs each statement on its own, without BEGIN and COMMIT.
    */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
   /**
    * Counts one request in `bucket`'s fixed window starting at `windowStart` (epoch ms) and returns the count
    * so far. Outside any transaction: a counter is not data a request's rollback takes back, and no request
@@ -202,9 +206,10 @@ export interface Store {
    */
   hitRateLimit(bucket: string, windowStart: number): Promise<number>;
   /**
-   * The API key with this SHA-256 hash and its organization, read outside any transaction (it may see a
-   * key or flag that a transaction still running has written: no client can have heard of that yet).
+   * The API key with this SHA-256 hash, its organization, and whether a fault awaits the operation: one
+   * read outside any transaction (it may see a key, flag or fault that a transaction still running has
+   * written: no client can have heard of that yet).
    */
-  findCaller(hash: string): Promise<Caller | undefined>;
+  findCaller(hash: string, operationId: string): Promise<Caller | undefined>;
   close(): Promise<void>;
 }

@@ -1,0 +1,302 @@
+// The admin surface: what the provider's dashboard does (organizations and their product flags, API keys,
+// wallet recipients, card terms, checkout PIX, final transfer statuses) plus fault injection. Requests are
+// validated against the admin OpenAPI document (openapi-admin/, bundled to dist/admin-openapi.json). The
+// rules a saved recipient meets and what a fault may simulate on an operation come from the public contract.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { createValidator, deref, isObject, loadSpec, operations, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import type { ValidateFunction } from 'ajv';
+import { decodePathSegment, loadContract, type Contract, type OperationContract } from '../contract.ts';
+import { validAddress } from '../eip55.ts';
+import { BodyTooLarge, pathOf, readBody, sendJson } from '../http.ts';
+import { generateApiKey } from '../keys.ts';
+import { activeNicknameTaken, recipientView, transferView } from '../operations/banking.ts';
+import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
+
+type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract }) => Promise<{ status: number; body?: unknown }>;
+
+class AdminFailure extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+const notFound = (what: string) => new AdminFailure(404, 'not_found', `No such ${what}.`);
+/** A rule the public API enforces too, refused with the public code and its status from the public catalog. */
+const publicRule = (contract: Contract, code: string, message: string) => new AdminFailure(contract.error(code).status, code, message);
+
+/**
+ * What each fault kind answers (app.ts `execute`): a documented error code, or an edge status without a JSON
+ * body. A kind may be scheduled only on an operation whose spec documents that answer; `drop_after_commit`
+ * answers nothing at all, so any operation may meet it.
+ */
+export const FAULT_ANSWERS: Readonly<Record<FaultKind, { code?: string; edgeStatus?: number }>> = {
+  unavailable: { code: 'temporarily_unavailable' },
+  pending_review: { code: 'banking_transfer_attempt_pending_review' },
+  edge_502: { edgeStatus: 502 },
+  edge_504: { edgeStatus: 504 },
+  drop_after_commit: {},
+  provider_rate_limited: { code: 'provider_rate_limited' },
+};
+
+/** The fault kinds whose answer the operation documents (read from the public spec through the contract). */
+export function allowedFaultKinds(op: OperationContract): FaultKind[] {
+  return (Object.keys(FAULT_ANSWERS) as FaultKind[]).filter((kind) => {
+    const { code, edgeStatus } = FAULT_ANSWERS[kind];
+    if (code !== undefined) return op.errorCodes.has(code);
+    if (edgeStatus !== undefined) return op.edgeStatuses.has(edgeStatus);
+    return true;
+  });
+}
+
+function describeAnswer(contract: Contract, kind: FaultKind): string {
+  const { code, edgeStatus } = FAULT_ANSWERS[kind];
+  if (code !== undefined) return `${contract.error(code).status} ${code}`;
+  if (edgeStatus !== undefined) return `the edge's ${edgeStatus}`;
+  return 'no response';
+}
+
+const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+const FLAGS = ['apiAccess', 'banking', 'cards', 'checkout', 'walletTransfers', 'cardTermsAccepted', 'checkoutPix'] as const;
+
+const orgView = (o: Organization) => ({ ...o });
+const faultView = (f: FaultRecord) =>
+  Object.fromEntries(Object.entries(f).filter(([, v]) => v !== null && v !== undefined));
+
+async function organization(tx: Transaction, id: string | undefined): Promise<Organization> {
+  const org = id ? await tx.getOrganization(id) : undefined;
+  if (!org) throw notFound('organization');
+  return org;
+}
+
+/** Handlers by operationId of the admin spec. */
+export const adminHandlers: Record<string, Handler> = {
+  async getHealth() {
+    return { status: 200, body: { ok: true } };
+  },
+  async createOrganization({ tx, body, now }) {
+    const org: Organization = {
+      id: newId('org'),
+      name: typeof body.name === 'string' ? body.name : 'Sandbox organization',
+      apiAccess: body.apiAccess !== false,
+      banking: body.banking === true,
+      cards: body.cards === true,
+      checkout: body.checkout === true,
+      walletTransfers: body.walletTransfers === true,
+      cardTermsAccepted: body.cardTermsAccepted === true,
+      checkoutPix: body.checkoutPix === true,
+      funding: (isObject(body.funding) ? body.funding : {}) as Record<string, string>,
+      createdAt: now,
+    };
+    await tx.insertOrganization(org);
+    return { status: 201, body: orgView(org) };
+  },
+  async getOrganization({ tx, params }) {
+    return { status: 200, body: orgView(await organization(tx, params.organizationId)) };
+  },
+  async updateOrganization({ tx, params, body }) {
+    await organization(tx, params.organizationId);
+    const patch: Partial<Organization> = {};
+    for (const flag of FLAGS) if (typeof body[flag] === 'boolean') patch[flag] = body[flag];
+    if (typeof body.name === 'string') patch.name = body.name;
+    if (isObject(body.funding)) patch.funding = body.funding as Record<string, string>;
+    return { status: 200, body: orgView((await tx.updateOrganization(params.organizationId!, patch))!) };
+  },
+  async createApiKey({ tx, params, now }) {
+    const org = await organization(tx, params.organizationId);
+    const { key, hash, prefix } = generateApiKey();
+    const record = { id: newId('key'), organizationId: org.id, hash, prefix, createdAt: now, revokedAt: null };
+    await tx.insertApiKey(record);
+    return { status: 201, body: { id: record.id, organizationId: org.id, key, prefix, createdAt: now } };
+  },
+  async revokeApiKey({ tx, params, now }) {
+    const record = await tx.revokeApiKey(params.apiKeyId!, now);
+    if (!record) throw notFound('API key');
+    return { status: 200, body: { id: record.id, organizationId: record.organizationId, prefix: record.prefix, createdAt: record.createdAt, revokedAt: record.revokedAt } };
+  },
+  async createWalletRecipient({ tx, params, body, now, contract }) {
+    const org = await organization(tx, params.organizationId);
+    const nickname = String(body.nickname);
+    const address = String(body.destinationAddress);
+    // The public API's rules for a saved recipient: the EIP-55 checksum of a mixed-case address, and (when it
+    // is saved active) a nickname no other active recipient uses.
+    if (!validAddress(address)) {
+      throw publicRule(contract, 'invalid_destination_address', `destinationAddress ${address} is mixed-case but not its EIP-55 checksum form; send the checksummed address, or all lower case.`);
+    }
+    const active = body.active === true;
+    if (active && (await activeNicknameTaken(tx, org.id, nickname))) {
+      throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${nickname}".`);
+    }
+    const recipient = {
+      id: newId('rcp'),
+      organizationId: org.id,
+      nickname,
+      rail: 'wallet' as const,
+      pixKey: null,
+      destinationAddress: address,
+      active,
+      source: 'dashboard' as const,
+      idempotencyKey: null,
+      createdAt: now,
+    };
+    await tx.insertRecipient(recipient);
+    return { status: 201, body: recipientView(recipient) };
+  },
+  async activateRecipient(ctx) {
+    return setActive(ctx, true);
+  },
+  async deactivateRecipient(ctx) {
+    return setActive(ctx, false);
+  },
+  async setTransferStatus({ tx, params, body }) {
+    const transfer = await tx.updateTransferStatus(params.organizationId!, params.transferId!, body.status as never);
+    if (!transfer) throw notFound('transfer');
+    return { status: 200, body: transferView(transfer) };
+  },
+  async resolveTransferAttempt({ tx, params, body }) {
+    await organization(tx, params.organizationId);
+    const key = String(body.idempotencyKey);
+    const existing = await tx.claimIdempotency({
+      organizationId: params.organizationId!, operationId: 'createTransfer', key, fingerprint: '', state: 'unresolved', status: null, body: null, resolution: null, createdAt: new Date().toISOString(),
+    });
+    if (!existing || existing.state !== 'unresolved') throw new AdminFailure(404, 'not_found', 'No unresolved transfer attempt with that key.');
+    await tx.updateIdempotency(existing.organizationId, existing.operationId, key, { state: 'unresolved', status: null, body: null, resolution: String(body.resolution) });
+    return { status: 200, body: { idempotencyKey: key, resolution: body.resolution } };
+  },
+  async createFault({ tx, body, now, contract }) {
+    const operationId = String(body.operationId);
+    const kind = body.kind as FaultKind;
+    const op = contract.operations.find((o) => o.operationId === operationId);
+    if (!op) throw new AdminFailure(400, 'invalid_request', `Body /operationId: no public operation ${operationId}.`);
+    const allowed = allowedFaultKinds(op);
+    if (!allowed.includes(kind)) {
+      throw new AdminFailure(
+        400,
+        'invalid_request',
+        `Body /kind: ${kind} answers ${describeAnswer(contract, kind)}, which ${operationId} does not document; allowed kinds for ${operationId}: ${allowed.join(', ')}.`,
+      );
+    }
+    if (typeof body.organizationId === 'string') await organization(tx, body.organizationId);
+    const fault: FaultRecord = {
+      id: newId('flt'),
+      organizationId: typeof body.organizationId === 'string' ? body.organizationId : null,
+      operationId,
+      kind,
+      remaining: Number(body.count),
+      commit: body.commit === true,
+      retryAfterSeconds: typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : null,
+      resolution: typeof body.resolution === 'string' ? body.resolution : null,
+      createdAt: now,
+    };
+    await tx.insertFault(fault);
+    return { status: 201, body: faultView(fault) };
+  },
+  async listFaults({ tx }) {
+    return { status: 200, body: { faults: (await tx.listFaults()).map(faultView) } };
+  },
+  async clearFaults({ tx }) {
+    await tx.clearFaults();
+    return { status: 204 };
+  },
+};
+
+async function setActive({ tx, params, contract }: Parameters<Handler>[0], active: boolean) {
+  const current = await tx.getRecipient(params.organizationId!, params.recipientId!);
+  if (!current) throw notFound('recipient');
+  // Activating must keep the nickname unique among active recipients, as creating an active one does.
+  if (active && !current.active && (await activeNicknameTaken(tx, current.organizationId, current.nickname, current.id))) {
+    throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${current.nickname}"; deactivate it first.`);
+  }
+  const recipient = await tx.updateRecipient(params.organizationId!, params.recipientId!, { active });
+  if (!recipient) throw notFound('recipient');
+  return { status: 200, body: recipientView(recipient) };
+}
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  operationId: string;
+  validateBody: ValidateFunction | undefined;
+}
+
+/**
+ * The admin request handler, routed and validated by the admin spec. `contract` is the public API's (by
+ * default read from the bundled public spec): the recipient rules and the faults an operation documents.
+ */
+export function createAdmin(options: { store: Store; spec: OpenApiDocument; token: string; bodyLimit?: number; contract?: Contract }) {
+  const contract = options.contract ?? loadContract(loadSpec());
+  const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  const validator = createValidator(options.spec);
+  const routes: Route[] = operations(options.spec).map(({ method, path, operationId, operation }) => {
+    const body = deref(options.spec, operation.requestBody ?? null);
+    const media = isObject(body) && isObject(body.content) ? deref(options.spec, body.content['application/json'] ?? null) : undefined;
+    if (!adminHandlers[operationId]) throw new Error(`no admin handler for ${operationId}`);
+    return {
+      method: method.toUpperCase(),
+      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '([^/]+)')}$`),
+      names: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+      operationId,
+      validateBody: isObject(media) && isObject(media.schema) ? validator.compile(media.schema) : undefined,
+    };
+  });
+  const token = Buffer.from(options.token);
+
+  return async (req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> => {
+    const error = (status: number, code: string, message: string, headers?: Record<string, string>) => sendJson(res, status, { error: message, code, requestId }, headers);
+    const header = String(req.headers.authorization ?? '');
+    const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+    if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
+    const path = pathOf(req.url ?? '/');
+    let params: Record<string, string> = {};
+    let undecodable = false;
+    const route = routes.find((r) => {
+      const m = r.method === req.method ? r.pattern.exec(path) : null;
+      if (m) {
+        const values = r.names.map((_, i) => decodePathSegment(m[i + 1]!));
+        undecodable = values.includes(undefined);
+        params = Object.fromEntries(r.names.map((n, i) => [n, values[i] ?? '']));
+      }
+      return Boolean(m);
+    });
+    if (!route) return error(404, 'not_found', 'No such admin operation.');
+    // A path id that is not even valid percent-encoding names nothing: the operation's 404.
+    if (undecodable) return error(404, 'not_found', 'No such resource: a path segment is not valid percent-encoding.');
+    let body: JsonObject = {};
+    if (!route.validateBody) req.resume(); // no body is documented: whatever was sent is discarded unread
+    else {
+      let raw: string;
+      try {
+        raw = (await readBody(req, bodyLimit)).toString('utf8');
+      } catch (err) {
+        if (!(err instanceof BodyTooLarge)) throw err;
+        return error(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`, { connection: 'close' });
+      }
+      try {
+        body = raw ? (JSON.parse(raw) as JsonObject) : {};
+      } catch {
+        return error(400, 'invalid_request', 'Body is not valid JSON.');
+      }
+      if (!route.validateBody(body)) {
+        const first = route.validateBody.errors?.[0];
+        return error(400, 'invalid_request', `Body ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}.`);
+      }
+    }
+    try {
+      const result = await options.store.transaction((tx) => adminHandlers[route.operationId]!({ tx, params, body, now: new Date().toISOString(), contract }));
+      if (result.status === 204) {
+        res.writeHead(204).end();
+        return;
+      }
+      const payload = route.operationId === 'getHealth' ? { ok: true, store: options.store.kind } : result.body;
+      sendJson(res, result.status, payload);
+    } catch (err) {
+      if (err instanceof AdminFailure) return error(err.status, err.code, err.message);
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,37 @@
+// The sandbox as a command: `node packages/sandbox/src/main.ts` (npm start runs it in-process instead).
+// Configuration by environment: PORT (8080), HOST (127.0.0.1), DATABASE_URL (PostgreSQL; else node:sqlite),
+// SANDBOX_DB (the sqlite file, default .sandbox-data/sandbox.db; `:memory:` for none), SANDBOX_ADMIN_TOKEN
+// (generated and printed when not set). Logs one JSON line per request on stdout, API keys never included.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { jsonLogger } from './http.ts';
+import { startSandbox } from './sandbox.ts';
+
+const file = process.env.SANDBOX_DB ?? '.sandbox-data/sandbox.db';
+if (!process.env.DATABASE_URL && file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+const sandbox = await startSandbox({
+  port: Number(process.env.PORT ?? 8080),
+  host: process.env.HOST ?? '127.0.0.1',
+  ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : file === ':memory:' ? {} : { file }),
+  ...(process.env.SANDBOX_ADMIN_TOKEN ? { adminToken: process.env.SANDBOX_ADMIN_TOKEN } : {}),
+  logger: jsonLogger(),
+});
+process.stderr.write(
+  `sandbox listening on ${sandbox.url} (store: ${sandbox.store.kind})\n` +
+    (process.env.SANDBOX_ADMIN_TOKEN ? '' : `admin token: ${sandbox.adminToken}\n`),
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    sandbox.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,86 @@
+// Assembling a sandbox: store + public API + admin surface on one loopback server. Used by main.ts (the
+// command), by `npm start`, by the tests and by the benchmarks.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { loadSpec, type OpenApiDocument } from '@payments/spec';
+import { createAdmin } from './admin/routes.ts';
+import { createSandbox } from './app.ts';
+import { loadContract } from './contract.ts';
+import { pathOf, type Logger } from './http.ts';
+import { createStore } from './store/index.ts';
+import type { Store } from './store/types.ts';
+
+export const adminSpecPath = fileURLToPath(new URL('../dist/admin-openapi.json', import.meta.url));
+
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  /** PostgreSQL when set; otherwise node:sqlite. */
+  databaseUrl?: string;
+  /** node:sqlite file; omitted = in memory. */
+  file?: string;
+  adminToken?: string;
+  logger?: Logger;
+  bodyLimit?: number;
+  store?: Store;
+  /** Serves these files too: `/docs/` (the rendered docs) and the bundled spec, e.g. by npm start. */
+  staticFiles?: Record<string, { file: string; type: string }>;
+}
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  adminToken: string;
+  store: Store;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+  const store = options.store ?? (await createStore({ ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.file ? { file: options.file } : {}) }));
+  await store.migrate();
+  const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
+  const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8')) as OpenApiDocument;
+  const contract = loadContract(loadSpec());
+  const { handle } = createSandbox({
+    store,
+    contract,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract }),
+  });
+  const files = new Map(Object.entries(options.staticFiles ?? {}));
+  const server = createServer((req, res) => {
+    const file = files.size > 0 && req.method === 'GET' ? files.get(pathOf(req.url ?? '/')) : undefined;
+    // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
+    // unhandled rejection ends the process: cut that one connection instead.
+    if (!file) return void handle(req, res).catch((err: unknown) => {
+      process.stderr.write(`sandbox: a request failed outside its handler: ${err instanceof Error ? err.stack : String(err)}\n`);
+      res.destroy();
+    });
+    readFile(file.file).then(
+      (body) => res.writeHead(200, { 'content-type': file.type, 'content-length': body.length }).end(body),
+      () => res.writeHead(404).end(),
+    );
+  });
+  server.keepAliveTimeout = 5_000; // short idle sockets, so a shutdown drains fast
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    adminToken,
+    store,
+    async close() {
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!options.store) await store.close();
+    },
+  };
+}
