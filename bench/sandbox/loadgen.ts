@@ -71,7 +71,8 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   } else {
     const head = `${spec.method} ${spec.path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\n`;
     const tail = body ? `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${spec.body}` : '\r\n';
-    const connections = Array.from({ length: spec.concurrency }, () => new RawHttpConnection(hostname, Number(port)));
+    const servers = (spec.urls ?? [spec.url]).map((u) => new URL(u));
+    const connections = Array.from({ length: spec.concurrency }, (_, i) => new RawHttpConnection(servers[i % servers.length]!.hostname, Number(servers[i % servers.length]!.port)));
     senders = connections.map((connection) => (key, idempotencyKey) =>
       connection.request(`${head}x-api-key: ${key}\r\n${idempotencyKey === undefined ? '' : `idempotency-key: ${idempotencyKey}\r\n`}${tail}`),
     );

@@ -11,20 +11,26 @@ export const FUNDING = { USD: '100000000.00' };
 /** What the bare node:http server answers: the sandbox's balance body for a funded org, fixed. */
 export const bareBalanceBody = JSON.stringify({ balances: [{ currency: 'USD', available: '100000000.00' }] });
 
-export const OPS = ['balance', 'transfer-new', 'transfer-uuid', 'transfer-replay'] as const;
+export const OPS = ['balance', 'balance-100k', 'balance-1m', 'transfer-new', 'transfer-uuid', 'transfer-replay'] as const;
 export type OpId = (typeof OPS)[number];
+/** The balance reads of organizations holding many transfers (seeded before the rounds): sandboxes only. */
+export const SEEDED_BALANCE: Partial<Record<OpId, number>> = { 'balance-100k': 100_000, 'balance-1m': 1_000_000 };
+export const isBalance = (op: OpId) => op === 'balance' || op in SEEDED_BALANCE;
 export const opLabel: Record<OpId, string> = {
   balance: 'GET balance',
+  'balance-100k': 'GET balance, 100k transfers',
+  'balance-1m': 'GET balance, 1M transfers',
   'transfer-new': 'POST transfer, new key',
   'transfer-uuid': 'POST transfer, new UUID key',
   'transfer-replay': 'POST transfer, replay',
 };
 
-export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'candidate-sqlite', 'prism', 'bare'] as const;
+export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'candidate-sqlite', 'prism', 'bare'] as const;
 export type ServerId = (typeof SERVERS)[number];
 export const serverLabel: Record<ServerId, string> = {
   'sandbox-sqlite': 'sandbox, embedded node:sqlite (file)',
   'sandbox-postgres': 'sandbox, PostgreSQL (fsync on)',
+  'sandbox-postgres-x2': 'two sandbox processes on one PostgreSQL database, connections split between them',
   'candidate-sqlite': 'a scratch copy of the sandbox (--candidate), node:sqlite (file): informational',
   prism: 'Prism mock (stateless)',
   bare: 'bare node:http, fixed JSON (GET only)',
@@ -34,6 +40,8 @@ export const serverLabel: Record<ServerId, string> = {
 export interface LoadSpec {
   /** `http://127.0.0.1:PORT` */
   url: string;
+  /** Several servers sharing one store: the connections are spread over them, round robin. */
+  urls?: string[];
   method: 'GET' | 'POST';
   path: string;
   /** The request body (JSON text), the same on every request. */

@@ -1,18 +1,24 @@
 // The sandbox bench's tables and verdict lines, from the measured numbers. Pure formatting: nothing runs here.
 import { max, median, min, table } from '../lib/stats.ts';
 import type { LoadResult, OpId, ServerId } from './ops.ts';
-import { opLabel, OPS, serverLabel } from './ops.ts';
+import { isBalance, opLabel, OPS, serverLabel } from './ops.ts';
 
-export const POST_TARGET = 10; // POST transfer on the sandbox ≥ 10× Prism's req/s
-export const GET_TARGET = 0.5; // GET balance on the sandbox ≥ 0.5× the bare node:http server
-export const IDLE_RSS_TARGET = 120e6; // idle RSS < 120 MB (MB = 10^6 B: the stricter reading)
-export const LOADED_RSS_TARGET = 250e6; // RSS after 100k transfers < 250 MB (embedded)
+// Issue 12's targets (MB = 10^6 B: the stricter reading).
+export const TARGETS = {
+  embedded: { uuidPost: 6, replay: 8, get: 0.4, p99Ms: 5 }, // × Prism (POSTs), × bare node:http (GET)
+  postgres: { post: 3, getVsPrism: 5, p99Ms: 25 }, // × Prism
+  balanceSpread: 1.2, // GET balance at 0, 100k and 1M transfers: fastest / slowest
+  idleRss: 100e6,
+  loadedRss: 200e6, // after 1,000,000 transfers (embedded)
+};
 
 export type Rows = Map<string, LoadResult[]>;
 export const rowKey = (op: OpId, server: ServerId) => `${op}|${server}`;
 
 /** The server each operation's ratio is taken against: the floor for GET, Prism for the POSTs. */
-export const referenceOf = (op: OpId): ServerId => (op === 'balance' ? 'bare' : 'prism');
+export const referenceOf = (op: OpId): ServerId => (isBalance(op) ? 'bare' : 'prism');
+/** The row a ratio is taken against: every balance read against the bare server's one GET. */
+const referenceKey = (op: OpId) => rowKey(isBalance(op) ? 'balance' : op, referenceOf(op));
 
 const fmtRps = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
 const fmtMs = (n: number) => (!Number.isFinite(n) ? '-' : n < 10 ? n.toFixed(2) : n.toFixed(1));
@@ -31,14 +37,14 @@ export function medianRps(rows: Rows, op: OpId, server: ServerId): number {
 /** `server`'s req/s over the reference's in the same round (they ran minutes apart at most). */
 export function pairedRatios(rows: Rows, op: OpId, server: ServerId): number[] {
   const ours = rows.get(rowKey(op, server)) ?? [];
-  const ref = rows.get(rowKey(op, referenceOf(op))) ?? [];
+  const ref = rows.get(referenceKey(op)) ?? [];
   return ours.map((r, i) => r.rps / (ref[i]?.rps ?? Number.NaN)).filter(Number.isFinite);
 }
 
 export function throughputTable(rows: Rows, servers: readonly ServerId[]): string {
   const out: string[][] = [];
   for (const op of OPS) {
-    const ref = medianRps(rows, op, referenceOf(op));
+    const ref = median(pick(rows.get(referenceKey(op)) ?? [], (r) => r.rps));
     for (const server of servers) {
       const results = rows.get(rowKey(op, server));
       if (!results?.length) continue;
@@ -54,7 +60,7 @@ export function throughputTable(rows: Rows, servers: readonly ServerId[]): strin
         fmtMs(median(pick(results, (r) => r.p99))),
         server === referenceOf(op) ? '1.00× (ref)' : fmtX(median(rps) / ref),
         fmtPct(serverCpu),
-        server === 'sandbox-postgres' ? fmtPct(median(pick(results, (r) => r.dbCpu))) : '',
+        server.startsWith('sandbox-postgres') ? fmtPct(median(pick(results, (r) => r.dbCpu))) : '',
         Number.isFinite(cpuPerReq) ? `${Math.round(cpuPerReq)}` : '-',
         fmtPct(median(pick(results, (r) => r.loadgenCpu))),
         fmtPct(median(pick(results, (r) => r.harnessCpu ?? Number.NaN))),
@@ -96,38 +102,65 @@ export function cpuPerRequest(rows: Rows, op: OpId, server: ServerId): number {
   return results ? median(pick(results, (r) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps)) : Number.NaN;
 }
 
-function ratioPart(rows: Rows, op: OpId, server: ServerId, target: number): { pass: boolean; text: string } {
+/** A ratio against `refServer`'s row of `refOp` (default: the operation's own reference), judged ≥ target. */
+function ratioPart(rows: Rows, op: OpId, server: ServerId, target: number, ref: [OpId, ServerId] = [isBalance(op) ? 'balance' : op, referenceOf(op)]): { pass: boolean; text: string } {
   const ours = medianRps(rows, op, server);
-  const ref = medianRps(rows, op, referenceOf(op));
-  const paired = pairedRatios(rows, op, server);
-  const ratio = ours / ref;
+  const theirs = medianRps(rows, ref[0], ref[1]);
+  const ratio = ours / theirs;
   const pass = ratio >= target;
   const cpuOurs = cpuPerRequest(rows, op, server);
-  const cpuRef = cpuPerRequest(rows, op, referenceOf(op));
+  const cpuRef = cpuPerRequest(rows, ref[0], ref[1]);
   return {
     pass,
     text:
-      `${pass ? 'PASS' : 'FAIL'} ${opLabel[op]}: ${fmtRps(ours)} vs ${fmtRps(ref)} req/s = ${fmtX(ratio)} (same-round ratios ${fmtX(min(paired))}–${fmtX(max(paired))}; ` +
-      `by CPU time per request ${Math.round(cpuOurs)} vs ${Math.round(cpuRef)} µs = ${fmtX(cpuRef / cpuOurs)})`,
+      `${pass ? 'PASS' : 'FAIL'} ${opLabel[op]} ≥ ${target}× ${ref[1]}: ${fmtRps(ours)} vs ${fmtRps(theirs)} req/s = ${fmtX(ratio)}` +
+      `${ref[1] === referenceOf(op) ? ` (same-round ratios ${fmtX(min(pairedRatios(rows, op, server)))}–${fmtX(max(pairedRatios(rows, op, server)))})` : ''}; ` +
+      `by CPU time per request ${Math.round(cpuOurs)} vs ${Math.round(cpuRef)} µs = ${fmtX(cpuRef / cpuOurs)}`,
   };
 }
 
-export function postVerdict(rows: Rows, server: ServerId, label: string): Verdict {
-  const parts = (['transfer-new', 'transfer-uuid', 'transfer-replay'] as const).map((op) => ratioPart(rows, op, server, POST_TARGET));
+function p99Part(rows: Rows, op: OpId, server: ServerId, limitMs: number): { pass: boolean; text: string } {
+  const p99 = median(pick(rows.get(rowKey(op, server)) ?? [], (r) => r.p99));
+  const pass = p99 < limitMs;
+  return { pass, text: `${pass ? 'PASS' : 'FAIL'} ${opLabel[op]}: p99 ${fmtMs(p99)} ms < ${limitMs} ms` };
+}
+
+function verdictOf(name: string, title: string, parts: { pass: boolean; text: string }[]): Verdict {
   const pass = parts.every((p) => p.pass);
-  return {
-    name: `post ${server}`,
-    pass,
-    line: `VERDICT POST transfer on the sandbox (${label}) ≥ ${POST_TARGET}× Prism's req/s for the same operation → ${pass ? 'PASS' : 'FAIL'}\n  ${parts.map((p) => p.text).join('\n  ')}`,
-  };
+  return { name, pass, line: `VERDICT ${title} → ${pass ? 'PASS' : 'FAIL'}\n  ${parts.map((p) => p.text).join('\n  ')}` };
 }
 
-export function getVerdict(rows: Rows, server: ServerId, label: string): Verdict {
-  const part = ratioPart(rows, 'balance', server, GET_TARGET);
+export function embeddedVerdict(rows: Rows): Verdict {
+  const t = TARGETS.embedded;
+  return verdictOf('throughput sandbox-sqlite', `the embedded sandbox (node:sqlite), 32 connections`, [
+    ratioPart(rows, 'transfer-uuid', 'sandbox-sqlite', t.uuidPost),
+    ratioPart(rows, 'transfer-replay', 'sandbox-sqlite', t.replay),
+    ratioPart(rows, 'balance', 'sandbox-sqlite', t.get),
+    ...(['balance', 'transfer-uuid', 'transfer-replay'] as const).map((op) => p99Part(rows, op, 'sandbox-sqlite', t.p99Ms)),
+  ]);
+}
+
+export function postgresVerdict(rows: Rows, server: ServerId): Verdict {
+  const t = TARGETS.postgres;
+  return verdictOf(`throughput ${server}`, `the sandbox on PostgreSQL (${server}), 32 connections`, [
+    ratioPart(rows, 'transfer-new', server, t.post),
+    ratioPart(rows, 'transfer-uuid', server, t.post),
+    ratioPart(rows, 'balance', server, t.getVsPrism, ['balance', 'prism']),
+    ...(['balance', 'transfer-uuid'] as const).map((op) => p99Part(rows, op, server, t.p99Ms)),
+  ]);
+}
+
+/** GET balance at 0 (20), 100k and 1M transfers in the organization: within TARGETS.balanceSpread of each other. */
+export function balanceScaleVerdict(rows: Rows, server: ServerId): Verdict {
+  const reads = (['balance', 'balance-100k', 'balance-1m'] as const).map((op) => ({ op, rps: medianRps(rows, op, server), cpu: cpuPerRequest(rows, op, server) }));
+  const spread = max(reads.map((r) => r.rps)) / min(reads.map((r) => r.rps));
+  const pass = spread <= TARGETS.balanceSpread;
   return {
-    name: `get ${server}`,
-    pass: part.pass,
-    line: `VERDICT GET balance on the sandbox (${label}) ≥ ${GET_TARGET}× the bare node:http server → ${part.pass ? 'PASS' : 'FAIL'}\n  ${part.text}`,
+    name: `balance-scale ${server}`,
+    pass,
+    line:
+      `VERDICT GET balance costs the same at any size (${server}): fastest / slowest ≤ ${TARGETS.balanceSpread} → ${pass ? 'PASS' : 'FAIL'}: ${spread.toFixed(2)}\n  ` +
+      reads.map((r) => `${opLabel[r.op]}: ${fmtRps(r.rps)} req/s, ${Math.round(r.cpu)} µs CPU/req`).join('; '),
   };
 }
 

@@ -1,6 +1,8 @@
-// Sandbox bench: throughput and latency of the sandbox (embedded node:sqlite on a file, and PostgreSQL with
-// fsync on) next to Prism's stateless mock and a bare node:http server, under the same load from another
-// process; and the sandbox process's memory at idle and after 100,000 transfers. Run it through the task:
+// Sandbox bench: throughput and latency of the sandbox (embedded node:sqlite on a file, PostgreSQL with fsync
+// on, and two sandbox processes on one PostgreSQL database) next to Prism's stateless mock and a bare
+// node:http server, under the same load from another process; the balance read of organizations holding
+// 20, 100,000 and 1,000,000 transfers (seeded in SQL, seed.ts); and the sandbox process's memory at idle and
+// after 1,000,000 transfers made through the API (PostgreSQL: 100,000 at most). Verdicts: issue 12's targets. Run it through the task:
 //
 //   node tools/launch.mjs bench-sandbox [-- --quick | --rounds 5 --duration-ms 2500 ...]
 //
@@ -17,7 +19,7 @@
 // --warmup-block-ms N (one unmeasured block per contender before round 1), --concurrency N (32), --client
 // raw|http (the load generator's HTTP client: raw-http.ts, default, or node:http's), --wait-quiet-s N (wait up
 // to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
-// --transfers N (100000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
+// --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
 // throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded), --skip-postgres, --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
@@ -34,18 +36,19 @@ import { childrenOf, machineCpuMs, memoryOf } from '../lib/proc.ts';
 import { runRounds, type Contender } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import { forkService, type Service } from '../lib/service.ts';
-import { BALANCE_PATH, opLabel, OPS, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
+import { BALANCE_PATH, isBalance, opLabel, OPS, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
+import { seedTransfers, startThrowawayDatabase } from './seed.ts';
 import { summarizeProfile } from './profile.ts';
 import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
 import {
-  getVerdict,
-  IDLE_RSS_TARGET,
+  balanceScaleVerdict,
+  embeddedVerdict,
   legend,
-  LOADED_RSS_TARGET,
   medianRps,
   memoryTable,
-  postVerdict,
+  postgresVerdict,
   rowKey,
+  TARGETS,
   rssVerdict,
   throughputTable,
   type MemoryRow,
@@ -93,9 +96,11 @@ const durationMs = positive('duration-ms', args['duration-ms'], quick ? 1000 : 2
 const warmupMs = positive('warmup-ms', args['warmup-ms'], quick ? 300 : 500);
 const warmupBlockMs = positive('warmup-block-ms', args['warmup-block-ms'], quick ? 500 : 1000);
 const concurrency = positive('concurrency', args.concurrency, 32);
-const transfersTarget = positive('transfers', args.transfers, quick ? 10_000 : 100_000);
+const transfersTarget = positive('transfers', args.transfers, quick ? 10_000 : 1_000_000);
+/** PostgreSQL's memory reading is informational, and filling it is slow: at most this many. */
+const pgTransfersTarget = Math.min(transfersTarget, 100_000);
 const profileMs = positive('profile-ms', args['profile-ms'], quick ? 2000 : 4000);
-const budgetMs = positive('budget-s', args['budget-s'], quick ? 240 : 600) * 1000;
+const budgetMs = positive('budget-s', args['budget-s'], quick ? 300 : 900) * 1000;
 if (!['auto', 'on', 'off'].includes(args.profile)) throw new Error('--profile must be auto, on or off');
 if (args.client !== 'raw' && args.client !== 'http') throw new Error('--client must be raw or http');
 const client: 'raw' | 'http' = args.client;
@@ -171,7 +176,13 @@ interface SandboxState {
 interface Target {
   id: ServerId;
   url: string;
+  /** Several processes sharing one store (sandbox-postgres-x2): the load is spread over them. */
+  urls?: string[];
   pid: number;
+  /** Other processes of the same target (the second sandbox of sandbox-postgres-x2). */
+  morePids?: number[];
+  /** Where a sandbox keeps its data (the harness seeds large organizations there). */
+  store?: { file: string } | { databaseUrl: string };
   dbPids: () => number[];
   memory?: () => Promise<NodeJS.MemoryUsage>;
   /** Starts, or stops and writes to `file`, a CPU profile inside the server process. */
@@ -239,6 +250,7 @@ async function startSandboxTarget(id: ServerId, store: { file: string } | { data
   };
   const target = await startServer(id, config, options);
   target.adminToken = adminToken;
+  target.store = store;
   own(id, target.stop);
   return target;
 }
@@ -255,6 +267,11 @@ async function setUpTenants(target: Target): Promise<void> {
     transfers += tenants[op].seededTransfers;
   }
   target.sandbox = { ref, tenants, pools, transfers };
+  for (const [op, count] of Object.entries(SEEDED_BALANCE) as [OpId, number][]) {
+    const started = performance.now();
+    await seedTransfers(target.store!, tenants[op], count);
+    progress(`  ${target.id}: ${count.toLocaleString('en-US')} transfers seeded for ${op} in ${((performance.now() - started) / 1000).toFixed(1)} s (SQL, with their running balance)`);
+  }
 }
 
 // ---- load ---------------------------------------------------------------------------------------------
@@ -281,6 +298,7 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
   const tenant = sandbox?.tenants[op];
   const base = {
     url: target.url,
+    ...(target.urls ? { urls: target.urls } : {}),
     keys,
     budgets,
     concurrency,
@@ -289,12 +307,14 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
     durationMs: window.durationMs,
     ...(window.maxRequests === undefined ? {} : { maxRequests: window.maxRequests, limitMs: Math.max(10_000, deadline - performance.now()) }),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    serverPids: [target.pid, ...childrenOf(target.pid)],
+    serverPids: [target.pid, ...childrenOf(target.pid), ...(target.morePids ?? [])],
     dbPids: target.dbPids(),
   };
   const body = tenant?.transferBody ?? JSON.stringify({ recipientId: FOREIGN_RECIPIENT, amount: '1.00' });
   switch (op) {
     case 'balance':
+    case 'balance-100k':
+    case 'balance-1m':
       return { ...base, method: 'GET', path: BALANCE_PATH, expectStatus: 200, expectText: sandbox ? '"USD"' : '"balances"' };
     case 'transfer-new':
     case 'transfer-uuid':
@@ -480,6 +500,13 @@ try {
   if (pg) {
     pgTarget = await startSandboxTarget('sandbox-postgres', { databaseUrl: pg.url }, { dbPids: postgresPids(pg) });
     targets.push(pgTarget);
+    // Two instances on one database of their own: tenants made through the first, load split over both.
+    const pgTwo = await startThrowawayDatabase(pg, 'sandbox_x2');
+    const first = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo }, { dbPids: postgresPids(pg) });
+    const second = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo });
+    first.urls = [first.url, second.url];
+    first.morePids = [second.pid];
+    targets.push(first);
   }
   let candidateTarget: Target | undefined;
   if (candidate) {
@@ -509,6 +536,7 @@ try {
   for (const op of OPS) {
     for (const t of targets) {
       if (t.id === 'bare' && op !== 'balance') continue;
+      if (op in SEEDED_BALANCE && !t.sandbox) continue; // the stateless servers have no organization to fill
       const key = rowKey(op, t.id);
       contenders.push({
         name: key,
@@ -531,8 +559,9 @@ try {
   // Memory after N transfers: the embedded sandbox first (its verdict), then PostgreSQL within the budget.
   const reached = new Map<ServerId, { reached: number; rps: number }>();
   for (const t of [sqliteTarget, ...(candidateTarget ? [candidateTarget] : []), ...(pgTarget ? [pgTarget] : [])]) {
-    progress(`${t.id}: creating transfers until its store holds ${transfersTarget.toLocaleString('en-US')}`);
-    const result = await topUp(t, transfersTarget, deadline - PROFILE_RESERVE_MS);
+    const total = t === pgTarget ? pgTransfersTarget : transfersTarget;
+    progress(`${t.id}: creating transfers through the API until it has made ${total.toLocaleString('en-US')}`);
+    const result = await topUp(t, total, deadline - PROFILE_RESERVE_MS);
     reached.set(t.id, result);
     memory.push(await snapshot(t, `after ${result.reached.toLocaleString('en-US')} transfers`));
   }
@@ -566,20 +595,20 @@ try {
       `(600 allowed per 15 min); no answer was a 429 (any unexpected answer fails the run).\n`,
   );
 
-  const verdicts: Verdict[] = [];
+  const verdicts: Verdict[] = [embeddedVerdict(rows)];
+  for (const id of ['sandbox-postgres', 'sandbox-postgres-x2'] as const) if (rows.has(rowKey('transfer-new', id))) verdicts.push(postgresVerdict(rows, id));
+  for (const t of targets) if (t.sandbox) verdicts.push(balanceScaleVerdict(rows, t.id));
   const stores: [ServerId, string][] = [['sandbox-sqlite', 'embedded node:sqlite'], ...(pgTarget ? ([['sandbox-postgres', 'PostgreSQL']] as [ServerId, string][]) : [])];
-  for (const [id, label] of stores) verdicts.push(postVerdict(rows, id, label));
-  for (const [id, label] of stores) verdicts.push(getVerdict(rows, id, label));
   for (const [id, label] of stores) {
     const idle = memory.find((m) => m.server === id && m.when.startsWith('idle'))!;
-    verdicts.push(rssVerdict(`idle ${id}`, `idle RSS of the sandbox process (${label}), after start`, idle.rss, IDLE_RSS_TARGET));
+    verdicts.push(rssVerdict(`idle ${id}`, `idle RSS of the sandbox process (${label}), after start`, idle.rss, TARGETS.idleRss));
   }
   for (const [id, label] of stores) {
     const r = reached.get(id)!;
     const after = memory.filter((m) => m.server === id).at(-1)!;
-    const short = r.reached < 100_000;
-    const note = short ? ` — after ${r.reached.toLocaleString('en-US')} transfers, NOT 100,000 (${quick ? '--quick' : '--transfers or the time budget'}): not the target's measurement` : '';
-    const verdict = rssVerdict(`loaded ${id}`, `RSS of the sandbox process (${label}) after ${r.reached.toLocaleString('en-US')} transfers${id === 'sandbox-sqlite' ? '' : ' (the target is for embedded; informational)'}`, after.rss, LOADED_RSS_TARGET, note);
+    const short = r.reached < 1_000_000;
+    const note = short ? ` — after ${r.reached.toLocaleString('en-US')} transfers, NOT 1,000,000 (${quick ? '--quick' : id === 'sandbox-sqlite' ? '--transfers or the time budget' : 'PostgreSQL is filled to 100,000 at most'}): not the target's measurement` : '';
+    const verdict = rssVerdict(`loaded ${id}`, `RSS of the sandbox process (${label}) after ${r.reached.toLocaleString('en-US')} transfers made through the API${id === 'sandbox-sqlite' ? '' : ' (the target is for embedded; informational)'}`, after.rss, TARGETS.loadedRss, note);
     verdicts.push(id === 'sandbox-sqlite' ? verdict : { ...verdict, name: `info ${id}` });
   }
   if (candidateTarget) {
@@ -587,12 +616,12 @@ try {
   }
   out(`\nAt end: ${load()}\n\n${verdicts.map((v) => v.line).join('\n')}\n`);
 
-  const throughputFailed = verdicts.filter((v) => /^(post|get) /.test(v.name) && !v.pass);
+  const throughputFailed = verdicts.filter((v) => /^throughput /.test(v.name) && !v.pass);
   if (args.profile === 'on' || (args.profile === 'auto' && throughputFailed.length)) {
     progress("profiling the sandbox under load (V8's CPU profiler inside the server process, via node:inspector)");
     out(`\nWhere the sandbox's CPU goes (${args.profile === 'on' ? '--profile on' : `a throughput verdict FAILed`}; a fresh server, warmed up, then V8's CPU profiler over ${profileMs} ms of the same load)\n`);
     const profiles: [ServerId, OpId][] = [['sandbox-sqlite', 'transfer-new'], ['sandbox-sqlite', 'balance']];
-    if (pg && throughputFailed.some((v) => v.name.endsWith('sandbox-postgres'))) profiles.push(['sandbox-postgres', 'transfer-new']);
+    if (pg && throughputFailed.some((v) => v.name.includes('sandbox-postgres'))) profiles.push(['sandbox-postgres', 'transfer-new']);
     for (const [id, op] of profiles) {
       if (performance.now() > deadline) {
         out(`\n(profile of ${op} on ${id} skipped: time budget used up)\n`);
