@@ -182,6 +182,11 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
       [organizationId, currency, Math.floor(Math.random() * dialect.balanceSlots), cents.toString()],
     );
 
+  const readIdempotency = async (organizationId: string, operationId: string, key: string, lock: string) => {
+    const row = await one(`SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3${lock}`, [organizationId, operationId, key]);
+    return row && toIdempotency(row);
+  };
+
   const tx: Transaction = {
     // organizations
     async insertOrganization(o) {
@@ -317,15 +322,15 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
         [r.organizationId, r.operationId, r.key, r.fingerprint, r.state, r.status, json(r.body), r.resolution, r.createdAt],
       );
       if (inserted.length === 1) return undefined;
-      const existing = await tx.findIdempotency(r.organizationId, r.operationId, r.key);
-      if (!existing) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
-      return existing;
+      // A finished record never changes: a replay reads it as it is (no lock, nothing written). An open one
+      // (an unresolved attempt) is read again under a row lock, so one request at a time resolves it.
+      const existing = await readIdempotency(r.organizationId, r.operationId, r.key, '');
+      const current = existing?.state === 'done' ? existing : await tx.findIdempotency(r.organizationId, r.operationId, r.key);
+      if (!current) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
+      return current;
     },
-    async findIdempotency(organizationId, operationId, key) {
-      const row = await one(`SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3${dialect.forUpdate}`, [
-        organizationId, operationId, key,
-      ]);
-      return row && toIdempotency(row);
+    findIdempotency(organizationId, operationId, key) {
+      return readIdempotency(organizationId, operationId, key, dialect.forUpdate);
     },
     async updateIdempotency(organizationId, operationId, key, patch) {
       const rows = await sql(
