@@ -150,16 +150,21 @@ export function postgresVerdict(rows: Rows, server: ServerId): Verdict {
   ]);
 }
 
-/** GET balance at 0 (20), 100k and 1M transfers in the organization: within TARGETS.balanceSpread of each other. */
+/**
+ * GET balance at 0 (20), 100k and 1M transfers in the organization: the cost of a read (CPU time per request,
+ * server and PostgreSQL) within TARGETS.balanceSpread of each other. The req/s spread is printed too; on a
+ * busy machine it mostly shows the noise, which CPU time per request is far less sensitive to.
+ */
 export function balanceScaleVerdict(rows: Rows, server: ServerId): Verdict {
   const reads = (['balance', 'balance-100k', 'balance-1m'] as const).map((op) => ({ op, rps: medianRps(rows, op, server), cpu: cpuPerRequest(rows, op, server) }));
-  const spread = max(reads.map((r) => r.rps)) / min(reads.map((r) => r.rps));
+  const spread = max(reads.map((r) => r.cpu)) / min(reads.map((r) => r.cpu));
+  const rpsSpread = max(reads.map((r) => r.rps)) / min(reads.map((r) => r.rps));
   const pass = spread <= TARGETS.balanceSpread;
   return {
     name: `balance-scale ${server}`,
     pass,
     line:
-      `VERDICT GET balance costs the same at any size (${server}): fastest / slowest ≤ ${TARGETS.balanceSpread} → ${pass ? 'PASS' : 'FAIL'}: ${spread.toFixed(2)}\n  ` +
+      `VERDICT GET balance costs the same at any size (${server}): CPU µs per request, highest / lowest ≤ ${TARGETS.balanceSpread} → ${pass ? 'PASS' : 'FAIL'}: ${spread.toFixed(2)} (req/s fastest / slowest: ${rpsSpread.toFixed(2)})\n  ` +
       reads.map((r) => `${opLabel[r.op]}: ${fmtRps(r.rps)} req/s, ${Math.round(r.cpu)} µs CPU/req`).join('; '),
   };
 }
