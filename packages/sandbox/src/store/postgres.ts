@@ -66,30 +66,19 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const run = async (client: PoolClient | Pool, text: string, values: readonly SqlValue[] = []): Promise<Row[]> =>
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
-  /** `work` on one pooled connection, each statement on its own (a read-only transaction). */
-  async function withConnection<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    if (closed) throw new Error('the store is closed');
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    const onError = (err: Error) => (broken = err);
-    client.on('error', onError);
-    try {
-      return await work(client);
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
-  }
-
-  /** `work` on one connection inside BEGIN … COMMIT; ROLLBACK when it throws. */
-  async function withTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * `work` on one pooled connection: inside BEGIN … COMMIT (ROLLBACK when it throws), or with each statement
+   * on its own (`transaction: false`). Only a connection that ended cleanly goes back to the pool.
+   */
+  async function onConnection<T>(work: (client: PoolClient) => Promise<T>, { transaction }: { transaction: boolean }): Promise<T> {
     if (closed) throw new Error('the store is closed');
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
     client.on('error', onError);
-    let ended = false; // only a connection whose transaction ended cleanly goes back to the pool
+    let ended = !transaction;
     try {
+      if (!transaction) return await work(client);
       await client.query('BEGIN');
       let result: T;
       try {
@@ -113,7 +102,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     kind: 'postgres',
 
     async migrate() {
-      await withTransaction(async (client) => {
+      await onConnection(async (client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
         await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
@@ -124,12 +113,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [SCHEMA_VERSION, new Date().toISOString()]);
         }
         await client.query(RATE_COUNTERS);
-      });
+      }, { transaction: true });
     },
 
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
-      return (options?.readOnly ? withConnection : withTransaction)(async (client) => {
+      return onConnection(async (client) => {
         const state = { open: true };
         const sql: Sql = (text, values) => {
           if (!state.open) return Promise.reject(new Error('a tx used after its transaction ended'));
@@ -140,7 +129,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         } finally {
           state.open = false;
         }
-      });
+      }, { transaction: !options?.readOnly });
     },
 
     async hitRateLimit(bucket, windowStart) {
