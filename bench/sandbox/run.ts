@@ -37,7 +37,7 @@ import { runRounds, type Contender } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import { forkService, type Service } from '../lib/service.ts';
 import { BALANCE_PATH, isBalance, opLabel, OPS, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
-import { seedTransfers, startThrowawayDatabase } from './seed.ts';
+import { seedTransfers } from './seed.ts';
 import { summarizeProfile } from './profile.ts';
 import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
 import {
@@ -501,7 +501,7 @@ try {
     pgTarget = await startSandboxTarget('sandbox-postgres', { databaseUrl: pg.url }, { dbPids: postgresPids(pg) });
     targets.push(pgTarget);
     // Two instances on one database of their own: tenants made through the first, load split over both.
-    const pgTwo = await startThrowawayDatabase(pg, 'sandbox_x2');
+    const pgTwo = await pg.createDatabase('sandbox_x2');
     const first = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo }, { dbPids: postgresPids(pg) });
     const second = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo });
     first.urls = [first.url, second.url];

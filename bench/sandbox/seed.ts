@@ -1,10 +1,9 @@
 // Fills a bench organization with many transfers straight through SQL (a million through the API would
 // take minutes), together with the running balance the store keeps for them, so the bench can read the
 // balance of organizations of every size. Same statements on both engines ($n placeholders; SQLite reads
-// them as ?n). Also: a second database in the bench's PostgreSQL cluster.
+// them as ?n).
 import { createRequire } from 'node:module';
 import { DatabaseSync } from 'node:sqlite';
-import type { ThrowawayPostgres } from '../../tools/lib/postgres.ts';
 import type { Tenant } from './provision.ts';
 
 /** node-postgres, as the sandbox depends on it (the bench has no dependencies of its own). */
@@ -47,18 +46,4 @@ export async function seedTransfers(store: { file: string } | { databaseUrl: str
   } finally {
     await client.end();
   }
-}
-
-/** A new, empty database in the cluster; its URL. */
-export async function startThrowawayDatabase(cluster: ThrowawayPostgres, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(cluster.url);
-  url.pathname = `/${name}`;
-  return url.toString();
 }

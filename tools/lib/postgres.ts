@@ -6,10 +6,10 @@
 // `postgres` user and every server command runs through `runuser -u postgres --` (see the toolchain notes,
 // section "Embedded storage"). `fsync` is off unless asked for (see ThrowawayPostgresOptions).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 const HOST = '127.0.0.1';
 const APT_GET = '/usr/bin/apt-get';
@@ -34,6 +34,8 @@ export interface ThrowawayPostgres {
   port: number;
   /** The temp folder holding the cluster (`data/`), its log (`log`) and its Unix socket. */
   dir: string;
+  /** A new, empty database in the cluster (`createdb`); its URL. */
+  createDatabase(name: string): Promise<string>;
   /** `pg_ctl stop -m fast`, then deletes the folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -340,7 +342,14 @@ export async function startThrowawayPostgres(options: ThrowawayPostgresOptions =
         throw new Error(`pg_ctl start failed (exit code ${result.code}${result.timedOut ? ', timed out' : ''}):\n${result.output.trim()}\n--- server log ---\n${serverLog.trim()}`);
       }
       await waitUntilReady(bins, port, log);
-      return { url: `postgres://postgres@${HOST}:${port}/postgres`, port, dir, stop };
+      const createDatabase = async (name: string) => {
+        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+        // Beside the real initdb (PATH may hold only links to initdb and pg_ctl), as Debian's package installs it.
+        const createdb = join(dirname(realpathSync(bins.initdb)), 'createdb');
+        await runOrThrow('createdb', createdb, ['-h', HOST, '-p', String(port), '-U', 'postgres', name], 30_000, dir);
+        return `postgres://postgres@${HOST}:${port}/${name}`;
+      };
+      return { url: `postgres://postgres@${HOST}:${port}/postgres`, port, dir, createDatabase, stop };
     }
   } catch (err) {
     await stop().catch(() => {});

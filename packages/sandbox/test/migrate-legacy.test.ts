@@ -67,23 +67,18 @@ const legacies: [string, Legacy][] = [
       made: JSON.parse(readFileSync(fixture('legacy-v1.postgres.json'), 'utf8')),
       async open() {
         cluster ??= await startThrowawayPostgres();
-        const admin = new pg.Client({ connectionString: cluster.url });
-        await admin.connect();
-        await admin.query('CREATE DATABASE legacy');
-        await admin.end();
-        const url = new URL(cluster.url);
-        url.pathname = '/legacy';
-        const restore = new pg.Client({ connectionString: url.toString() });
+        const url = await cluster.createDatabase('legacy');
+        const restore = new pg.Client({ connectionString: url });
         await restore.connect();
         try {
           await restore.query(readFileSync(fixture('legacy-v1.postgres.sql'), 'utf8'));
         } finally {
           await restore.end();
         }
-        const client = new pg.Client({ connectionString: url.toString() });
+        const client = new pg.Client({ connectionString: url });
         await client.connect();
         return {
-          where: { databaseUrl: url.toString() },
+          where: { databaseUrl: url },
           read: async (sql) => (await client.query(sql)).rows,
           indexes: async () =>
             (await client.query("SELECT indexname FROM pg_indexes i WHERE schemaname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY indexname")).rows.map((r) => String(r.indexname)),

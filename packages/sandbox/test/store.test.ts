@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
 import {
@@ -87,17 +86,7 @@ const backends: Backend[] = [
     },
     async fresh() {
       if (!cluster) throw new Error('the PostgreSQL cluster did not start');
-      const name = `store_${++databases}`;
-      const admin = new pg.Client({ connectionString: cluster.url });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await admin.end();
-      }
-      const url = new URL(cluster.url);
-      url.pathname = `/${name}`;
-      return url.toString();
+      return cluster.createDatabase(`store_${++databases}`);
     },
     open: (url) => createPostgresStore({ url }),
   },

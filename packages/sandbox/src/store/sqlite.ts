@@ -18,7 +18,7 @@ import type { Store, Transaction } from './types.ts';
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
   file?: string | undefined;
-  /** How long a batch waits for the write lock another process holds before failing (default 10 s). */
+  /** How long the store waits for a lock another process holds before failing (default 10 s). */
   busyTimeoutMs?: number | undefined;
 }
 
@@ -44,13 +44,12 @@ function isBusy(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Opens the connection; a file is put in WAL mode, waiting (synchronously: nothing else runs yet) up to `busyTimeoutMs` for other processes opening it too. */
-function open(file: string, busyTimeoutMs: number): DatabaseSync {
+/** Opens the connection; SQLite's own (blocking) wait for a lock stays short: the store waits asynchronously. */
+function open(file: string): DatabaseSync {
   const db = new DatabaseSync(file);
   try {
-    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA busy_timeout = 5');
     if (file !== ':memory:') {
-      db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
       // A checkpoint stalls the event loop for a few ms: every 10,000 WAL pages rather than SQLite's 1,000
       // keeps it out of most requests' latency (bench p99 of new-key transfers 7–9 → 3–5 ms).
@@ -60,6 +59,23 @@ function open(file: string, busyTimeoutMs: number): DatabaseSync {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/**
+ * Runs `step` until no other connection's lock is in the way, waiting asynchronously between tries, up to
+ * `timeoutMs`. SQLite returns "database is locked" at once, without its busy handler, where waiting could
+ * deadlock (switching a file another process is writing to WAL): a retry after a pause is what works.
+ */
+async function whenUnlocked(step: () => void, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+    try {
+      return step();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      await sleep(pause);
+    }
   }
 }
 
@@ -76,8 +92,7 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  const db = open(file, busyTimeoutMs);
-  db.exec('PRAGMA busy_timeout = 5'); // from now on SQLite's own (blocking) wait stays short: begin() waits asynchronously
+  const db = open(file);
   const statements = new Map<string, StatementSync>();
   const prepare = (sql: string): StatementSync => {
     let statement = statements.get(sql);
@@ -102,18 +117,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let batch: Batch | undefined;
 
   /** BEGIN IMMEDIATE, retried asynchronously while another connection holds the write lock. */
-  async function begin(): Promise<void> {
-    const deadline = Date.now() + busyTimeoutMs;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
-      try {
-        exec('BEGIN IMMEDIATE');
-        return;
-      } catch (err) {
-        if (!isBusy(err) || Date.now() >= deadline) throw err;
-        await sleep(pause);
-      }
-    }
-  }
+  const begin = () => whenUnlocked(() => exec('BEGIN IMMEDIATE'), busyTimeoutMs);
 
   async function join(): Promise<Batch> {
     if (batch && batch.members < MAX_BATCH) return batch;
@@ -182,6 +186,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async migrate() {
       if (closed) throw new Error('the store is closed');
       const turn = tail.then(async () => {
+        if (file !== ':memory:') await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'), busyTimeoutMs);
         await begin(); // several processes starting together: one migrates, the others then find it done
         try {
           db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../../tools/lib/postgres.ts';
 import { adminOf } from '../support.ts';
@@ -63,17 +62,6 @@ describe(`${INSTANCES} sandbox processes started together, ${ROUNDS} times`, () 
   });
 
   it('on one new PostgreSQL database each time: all come up and serve', { timeout: 300_000 }, async () => {
-    await rounds(async (round) => {
-      const admin = new pg.Client({ connectionString: cluster!.url });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE start_together_${round}`);
-      } finally {
-        await admin.end();
-      }
-      const url = new URL(cluster!.url);
-      url.pathname = `/start_together_${round}`;
-      return { databaseUrl: url.toString() };
-    });
+    await rounds(async (round) => ({ databaseUrl: await cluster!.createDatabase(`start_together_${round}`) }));
   });
 });
