@@ -22,6 +22,7 @@ import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/lib/chromium.ts';
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
+import { unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 import { operationRoute } from '../../tools/lib/docs-console.ts';
 import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
 import { bundledJson, bundledYaml, docsHtml, root } from '../../tools/lib/paths.ts';
@@ -310,7 +311,7 @@ describe('the rendered docs (headless Chromium)', () => {
     expect([...new Uint8Array(await icon.arrayBuffer()).subarray(0, 4)]).toEqual([0, 0, 1, 0]); // an ICO header
     // The page links the spec; the links resolve to what the sandbox serves.
     const links = await page.$$eval('a[href$="openapi.yaml"], a[href$="openapi.json"]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
-    expect(links.sort()).toEqual([`${base}/openapi.json`, `${base}/openapi.yaml`]);
+    expect([...new Set(links)].sort()).toEqual([`${base}/openapi.json`, `${base}/openapi.yaml`]);
     expect(await page.$eval('link[rel="icon"]', (l) => (l as HTMLLinkElement).href)).toMatch(/^data:image\/svg\+xml,/);
   });
 
@@ -319,6 +320,24 @@ describe('the rendered docs (headless Chromium)', () => {
     const raw = readFileSync(docsHtml).length;
     console.log(`docs page weight: ${(raw / 1000).toFixed(1)} kB raw, ${(gz.body.length / 1000).toFixed(1)} kB gzip`);
     expect(gz.body.length).toBeLessThanOrEqual(900_000);
+  });
+
+  it('shows the API changelog with Unreleased first and its changes linked to the operations\' pages', async () => {
+    const unreleased = sectionTitled('Unreleased');
+    expect(unreleased, `no rendered section titled "Unreleased"; sections rendered: ${seenTitles()}`).toBeDefined();
+    const route = unreleased!.id;
+    await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+    await page.locator(`main [data-section-id="${route}"]`).first().waitFor({ state: 'attached', timeout: WAIT_MS * 2 });
+    await settle(page);
+    // Links in the text (not Redoc's "link to this heading" anchors, which carry an aria-label).
+    const links = await page.$$eval(`main [data-section-id="${route}"] a[href^="#/"]:not([aria-label])`, (as) => as.map((a) => a.getAttribute('href')!.slice(1)));
+    const operationRoutes = new Set(operations(doc).map(({ operationId, operation }) => operationRoute(String((operation.tags as string[])[0]), operationId)));
+    const { changes } = unreleasedChanges();
+    if (changes.some((c) => c.where.length > 0)) expect(links.length, 'the Unreleased changes link no operation').toBeGreaterThan(0);
+    const broken = links.filter((l) => !operationRoutes.has(l) || !visited.includes(l));
+    expect(broken, `changelog links that are not operation pages of the sidebar (visited: ${visited.join(', ')})`).toEqual([]);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'changelog.png') });
   });
 
   describe('the "Try it" console, against the sandbox that serves the docs', () => {

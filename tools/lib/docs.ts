@@ -7,6 +7,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import { assumptions, errorCatalog, isObject, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
 import { withSamples } from './samples.ts';
+import { changelogFromRepository } from './docs-changelog.ts';
 import { consoleData, consoleScript, scriptJson, type ConsoleScenario } from './docs-console.ts';
 import { consoleCss, themeCss } from './docs-theme.ts';
 import { faviconDataUri, faviconIco } from './favicon.ts';
@@ -98,7 +99,7 @@ const RETRY_GUIDE_TRY_IT = `**Try it in the sandbox.** From the docs served by \
 const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** A copy of the document with the derived guides, code samples, and an "Assumed" note on each assumed node's description. */
-export function docsSource(doc: OpenApiDocument): OpenApiDocument {
+export function docsSource(doc: OpenApiDocument, derived: { changelog?: string } = {}): OpenApiDocument {
   // Code samples (curl and our client) per operation: the same files test/samples runs against the sandbox.
   const out = withSamples(structuredClone(doc)) as OpenApiDocument;
   const annotate = (node: Json): void => {
@@ -124,18 +125,19 @@ export function docsSource(doc: OpenApiDocument): OpenApiDocument {
   retries.description = `${RETRY_GUIDE_TRY_IT}\n\n${String(retries.description ?? '')}`;
   tags.push({ name: 'Assumptions', 'x-traitTag': true, description: assumptionsMarkdown(doc) });
   tags.push({ name: 'Sandbox test values', 'x-traitTag': true, description: testValuesMarkdown() });
+  if (derived.changelog) tags.push({ name: 'Changelog', 'x-traitTag': true, description: derived.changelog });
   out.tags = tags;
   const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
   const guides = groups.find((g) => g.name === 'Guides');
-  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values');
+  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values', ...(derived.changelog ? ['Changelog'] : []));
   return out;
 }
 
 export async function buildDocs(): Promise<void> {
   const doc = JSON.parse(readFileSync(bundledJson, 'utf8')) as OpenApiDocument;
-  await step('derive docs source (error catalog, assumptions)', () => {
+  await step('derive docs source (error catalog, assumptions, changelog from the breaking-change gate)', () => {
     mkdirSync(docsDir, { recursive: true });
-    writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc), null, 2));
+    writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc, { changelog: changelogFromRepository(doc) }), null, 2));
   });
   await runTool('redocly build-docs (self-contained HTML)', bin('redocly'), [
     'build-docs',
