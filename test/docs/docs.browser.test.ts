@@ -383,9 +383,11 @@ describe('the rendered docs (headless Chromium)', () => {
       const second = await sendAndRead();
       expect(second.status).toBe(201);
       expect(second.body.id, 'a replay with the same Idempotency-Key returns the original transfer').toBe(transferId);
-      await expect.poll(() => page.locator(`${panel} .ti-history`).innerText()).toContain('same id as');
+      await expect.poll(() => page.locator(`${panel} .ti-history`).innerText()).toContain('same id as send 1');
+      expect(await page.locator(`${panel} .ti-replay`).innerText()).toContain('replayed the original result');
       mkdirSync(SHOTS, { recursive: true });
-      await page.locator(`${panel} .ti-history`).scrollIntoViewIfNeeded();
+      // The screenshot shows the key, the body and both answers (the same transfer id).
+      await page.locator(`${panel} [data-name="Idempotency-Key"]`).evaluate((el) => el.closest('.ti-field')!.scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: join(SHOTS, 'console-replay.png') });
     });
 

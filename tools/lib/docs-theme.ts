@@ -77,5 +77,6 @@ export const consoleCss = `
 #try-it .ti-headers dt { font-weight: 600; } #try-it .ti-headers dd { margin: 0; word-break: break-all; }
 #try-it .ti-error { color: #b00020; font-weight: 600; }
 #try-it .ti-history { margin: 10px 0; padding-left: 20px; font-size: 13px; }
+#try-it .ti-replay { margin: 4px 0; padding: 6px 10px; border-radius: 6px; background: #e6f4ea; color: #0b5a2e; font-weight: 600; }
 #try-it a { color: #1655cc; }
 `;

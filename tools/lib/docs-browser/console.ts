@@ -65,7 +65,6 @@ export function startConsole(data: ConsoleData): void {
   let scenario: ConsoleScenario | undefined;
   const keys = new Map<string, string>(); // operationId → its Idempotency-Key, until "New key"
   const history = new Map<string, Sent[]>();
-  let sends = 0;
 
   const launcher = h('button', { type: 'button', class: 'try-it-launcher', 'aria-controls': 'try-it', 'aria-expanded': 'false', hidden: '' });
   const title = h('h2', { id: 'try-it-title' }, 'Try it');
@@ -92,7 +91,7 @@ export function startConsole(data: ConsoleData): void {
     h('div', { class: 'ti-actions' }, send),
   );
   const response = h('section', { class: 'ti-response', 'aria-live': 'polite', 'aria-label': 'Response' });
-  const log = h('ol', { class: 'ti-history', 'aria-label': 'Requests sent from this page' });
+  const log = h('ul', { class: 'ti-history', 'aria-label': 'Requests sent from this page' });
   const panel = h(
     'aside',
     { id: 'try-it', 'aria-labelledby': 'try-it-title', hidden: '' },
@@ -110,7 +109,7 @@ export function startConsole(data: ConsoleData): void {
     notice.hidden = false;
     notice.replaceChildren(
       h('p', {}, h('strong', {}, 'Open these docs from the sandbox to send requests. '), reason),
-      h('p', {}, 'Enter the base URL of a running sandbox (`npm start` prints it), then open its docs at ', h('code', {}, '<base URL>/docs/'), '. The sandbox sends no CORS headers, by design: the API is server-to-server, so a browser page on another origin (or a file) cannot call it, and an API key never has to live in a web page of another site. The console therefore sends only to the origin that served this page.'),
+      h('p', {}, 'Enter the base URL of a running sandbox (npm start prints it), then open its docs at ', h('code', {}, '<base URL>/docs/'), '. The sandbox sends no CORS headers, by design: the API is server-to-server, so a browser page on another origin (or a file) cannot call it, and an API key never has to live in a web page of another site. The console therefore sends only to the origin that served this page.'),
     );
   }
 
@@ -172,12 +171,15 @@ export function startConsole(data: ConsoleData): void {
     );
   }
 
+  /** An earlier send with the same Idempotency-Key that got the same id: this one was a replay. */
+  const replayOf = (sent: Sent[], s: Sent) => sent.find((o) => o.n < s.n && o.key !== undefined && o.key === s.key && o.id !== undefined && o.id === s.id);
+
   function renderHistory(): void {
     const sent = current ? (history.get(current.operationId) ?? []) : [];
     log.replaceChildren(
       ...sent.map((s) => {
-        const replay = sent.find((o) => o.n < s.n && o.key !== undefined && o.key === s.key && o.id !== undefined && o.id === s.id);
-        return h('li', {}, `#${s.n} → ${s.status}${s.id ? ` ${s.id}` : ''}${s.key ? ` (key ${s.key})` : ''}${replay ? `: same id as #${replay.n}, the original result replayed` : ''}`);
+        const replay = replayOf(sent, s);
+        return h('li', {}, `Send ${s.n}: ${s.status}${s.id ? ` ${s.id}` : ''}${s.key ? ` (key ${s.key})` : ''}${replay ? `: same id as send ${replay.n}, the original result replayed` : ''}`);
       }),
     );
   }
@@ -241,8 +243,11 @@ export function startConsole(data: ConsoleData): void {
       const id = parsed && typeof parsed === 'object' && 'id' in parsed ? String((parsed as { id: unknown }).id) : undefined;
       if (res.ok && id && op.method === 'POST') session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
       const sent = history.get(op.operationId) ?? [];
-      sent.push({ n: ++sends, status: res.status, key: Object.entries(headers).find(([k]) => k.toLowerCase() === IDEMPOTENCY_HEADER)?.[1], id });
+      const entry: Sent = { n: sent.length + 1, status: res.status, key: Object.entries(headers).find(([k]) => k.toLowerCase() === IDEMPOTENCY_HEADER)?.[1], id };
+      sent.push(entry);
       history.set(op.operationId, sent);
+      const replay = replayOf(sent, entry);
+      if (replay) response.querySelector('.ti-status')?.after(h('p', { class: 'ti-replay' }, `Same id as send ${replay.n} with this Idempotency-Key: the sandbox replayed the original result; nothing was created twice.`));
       renderHistory();
     } catch (err) {
       response.replaceChildren(h('p', { class: 'ti-error', role: 'alert' }, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`));
