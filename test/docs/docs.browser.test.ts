@@ -422,6 +422,21 @@ describe('the rendered docs (headless Chromium)', () => {
       expect(retried.body.status).toBe('completed');
     });
 
+    it('sends every operation from its own page, prefilled from the spec, and gets a documented 2xx', async () => {
+      const results: string[] = [];
+      for (const { operationId, method, path, operation } of operations(doc)) {
+        const route = operationRoute(String((operation.tags as string[])[0]), operationId);
+        await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+        await expect.poll(() => page.locator(`${panel} .ti-endpoint`).innerText(), { timeout: WAIT_MS }).toContain(path);
+        if (await page.locator(panel).isHidden()) await page.locator('.try-it-launcher').click();
+        const { status, body } = await sendAndRead();
+        const documented = Object.keys(operation.responses as JsonObject);
+        results.push(`${method.toUpperCase()} ${path} → ${status}${status >= 300 ? ` ${JSON.stringify(body)}` : ''}`);
+        expect(documented, `${operationId}: ${status} is not a documented status`).toContain(String(status));
+      }
+      expect(results.filter((r) => !/ → 2\d\d$/.test(r)), results.join('\n')).toEqual([]);
+    });
+
     it('opened from file://, asks for a base URL and explains that CORS is off by design', async () => {
       const local = await browser!.context.newPage();
       try {
