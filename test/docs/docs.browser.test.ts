@@ -455,17 +455,26 @@ describe('the rendered docs (headless Chromium)', () => {
     });
   });
 
-  it('has no critical or serious axe-core violations on the home page, the errors guide, two operations and the console', async () => {
-    const views: [string, string, boolean][] = [
-      ['home', '/', false],
-      ['errors guide', '/errors', false],
-      ['createTransfer', operationRoute('Banking', 'createTransfer'), false],
-      ['createCheckoutSession', operationRoute('Checkout', 'createCheckoutSession'), false],
-      ['console (createTransfer, after sending)', operationRoute('Banking', 'createTransfer'), true],
+  it('has no critical or serious axe-core violations on the home page, the errors guide, two operations and the console (and one view in the dark scheme)', async () => {
+    const views: [string, string, boolean, 'light' | 'dark'][] = [
+      ['home', '/', false, 'light'],
+      ['errors guide', '/errors', false, 'light'],
+      ['createTransfer', operationRoute('Banking', 'createTransfer'), false, 'light'],
+      ['createCheckoutSession', operationRoute('Checkout', 'createCheckoutSession'), false, 'light'],
+      ['console (createTransfer, after sending)', operationRoute('Banking', 'createTransfer'), true, 'light'],
+      ['createTransfer, dark scheme', operationRoute('Banking', 'createTransfer'), false, 'dark'],
     ];
     const found: AxeViolation[] = [];
-    for (const [name, route, withConsole] of views) {
+    for (const [name, route, withConsole, scheme] of views) {
+      // Redoc keeps the reader's scheme in localStorage and applies it when the page loads.
+      const current = await page.evaluate(() => (document.documentElement.classList.contains('dark') ? 'dark' : 'light'));
+      if (current !== scheme) {
+        await page.evaluate((s) => localStorage.setItem('redoc.colorMode', s), scheme);
+        await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+        await page.reload({ waitUntil: 'load' });
+      }
       await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+      expect(await page.evaluate((s) => document.documentElement.classList.contains(s), scheme), `${name}: the page is in the ${scheme} scheme`).toBe(true);
       await page.locator(`main [data-section-id="${route === '/' ? '/' : route}"]`).first().waitFor({ state: 'attached', timeout: WAIT_MS * 2 }).catch(() => undefined);
       await settle(page);
       if (withConsole) {
@@ -475,6 +484,7 @@ describe('the rendered docs (headless Chromium)', () => {
       }
       found.push(...(await runAxe(page, name)));
     }
+    await page.evaluate(() => localStorage.removeItem('redoc.colorMode'));
     const summary = axeSummary(views.map(([name]) => name), found);
     console.log(summary);
     const blocking = found.filter((v) => v.impact === 'critical' || v.impact === 'serious');

@@ -1,8 +1,8 @@
 // Colour overrides for Redoc 3's light theme, so every text meets WCAG 2 AA contrast (4.5:1) on the
 // backgrounds it is drawn on (white, the code panel's #fbfbfc, the active menu entry's #ededf2). Redoc 3 is
 // themed by CSS variables; these replace the ones axe-core found too light (the figures are the contrast
-// before → after on the lightest of those backgrounds). Scoped to html.light, Redoc's class for the light
-// scheme, so the dark scheme keeps its own palette; `html.light` also outranks Redoc's `:root` rules.
+// before → after on the lightest of those backgrounds), and the few the dark scheme has. Scoped to
+// html.light / html.dark, Redoc's classes for its two schemes; they also outrank Redoc's `:root` rules.
 export const themeCss = `
 html.light {
   /* links and link buttons: #1f7cff 3.77 → 5.6 */
@@ -34,6 +34,19 @@ html.light {
 }
 /* The page's visually hidden <h1> (see withPageHeading in docs.ts) */
 .page-heading h1 { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+/* The dark scheme: the search box, placeholders and code comments (#555761, 1.95 on #2a2b33 → 5.7) */
+html.dark {
+  --search-trigger-color: #a3a4ae;
+  --search-input-placeholder-color: #a3a4ae;
+  --input-content-placeholder-color: #a3a4ae;
+  --filter-input-placeholder-color: #a3a4ae;
+  --select-input-placeholder-color: #a3a4ae;
+  --code-block-tokens-comment-color: #a3a4ae;
+  --code-block-tokens-prolog-color: #a3a4ae;
+  --code-block-tokens-doctype-color: #a3a4ae;
+  --code-block-tokens-cdata-color: #a3a4ae;
+  --code-panel-line-numbering-color: #a3a4ae;
+}
 /* HTTP method badges: GET #25b869 2.21 → 5.3, POST #1e65f5 4.24 → 5.6 */
 html.light .tag-get, html.light .tag-query { --tag-color: #0e7038; }
 html.light .tag-post { --tag-color: #1655cc; }
