@@ -49,6 +49,8 @@ describe('the API changelog', () => {
     expect(text).toContain('[GET /v1/banking/transfers/{transferId}](#/banking/gettransfer) response 200');
     expect(text).toContain('In GET /v1/gone.'); // a removed operation has no page to link to
     expect(text).toContain('`response-field-removed at /components/schemas/Transfer/properties/status`');
+    expect(text).toContain('- [`/components/schemas/Transfer/properties/status`](#/banking/createtransfer) (in the previous release)');
+    expect(text).toContain('- `/paths/~1v1~1gone/get` (in the previous release)');
     expect(text).toContain('- `@payments/types` major: Transfers lose `status`.');
     expect(text).not.toContain('More detail.');
   });

@@ -107,10 +107,21 @@ function linkedWhere(where: string, routes: Map<string, string>): string {
   return route ? `[${match![1]}](#${route})${escapeMd(match![2]!)}` : escapeMd(where);
 }
 
+/** The route of the first operation a change reaches (its `where` starts with "METHOD /path"). */
+function firstRoute(change: Change, routes: Map<string, string>): string | undefined {
+  for (const where of change.where) {
+    const route = routes.get(/^[A-Z]+ \S+/.exec(where)?.[0] ?? '');
+    if (route) return route;
+  }
+  return undefined;
+}
+
 function changeLine(change: Change, routes: Map<string, string>): string {
   const where = change.where.map((w) => linkedWhere(w, routes)).join('; ');
   const side = change.side === 'old' ? ' (in the previous release)' : '';
-  return `- \`${change.pointer}\`${side}: ${codeSpan(change.message)}. In ${where}. *${change.breaking ? 'Breaking' : 'Not breaking'}: ${change.why}.*`;
+  const route = firstRoute(change, routes);
+  const pointer = route ? `[\`${change.pointer}\`](#${route})` : `\`${change.pointer}\``;
+  return `- ${pointer}${side}: ${codeSpan(change.message)}. In ${where}. *${change.breaking ? 'Breaking' : 'Not breaking'}: ${change.why}.*`;
 }
 
 function changesMarkdown(changes: Change[], routes: Map<string, string>): string[] {
