@@ -1,11 +1,14 @@
 // The docs' API changelog (tools/lib/docs-changelog.ts): the gate's changes sorted into breaking, added,
 // changed and removed, pointers linked to the operations that reach them, releases from the recorded history
 // and the changesets' CHANGELOG.md files.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@payments/spec';
 import type { Change } from '../../tools/lib/breaking/compare.ts';
 import { RULES, type ChangeKind } from '../../tools/lib/breaking/rules.ts';
-import { categoryOf, changelogFromRepository, changelogMarkdown, parseChangelog, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
+import { categoryOf, changelogFromRepository, changelogMarkdown, parseChangelog, readReleaseHistory, recordRelease, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 
 const doc = loadSpec();
 
@@ -75,5 +78,20 @@ describe('the API changelog', () => {
     const { changes } = unreleasedChanges();
     for (const c of changes) expect(unreleased, c.pointer).toContain(`\`${c.pointer}\``);
     if (changes.length === 0) expect(unreleased).toContain('No change to the contract.');
+  });
+
+  it('records each release newest first (what npm run release writes for the changelog)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'release-history-'));
+    try {
+      const path = join(dir, 'history.json');
+      expect(readReleaseHistory(path)).toEqual([]);
+      const first = { versions: { '@payments/types': '1.0.0' }, date: '2026-11-01T00:00:00.000Z', changes: [] };
+      const second = { versions: { '@payments/types': '2.0.0' }, date: '2026-11-23T00:00:00.000Z', changes: [change('operation-added', '/paths/~1v1~1new/get', ['GET /v1/new'])] };
+      recordRelease(first, path);
+      recordRelease(second, path);
+      expect(readReleaseHistory(path)).toEqual([second, first]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,7 +11,8 @@
 // page, the errors guide, two operation pages and the console; no request leaves 127.0.0.1; the browser
 // console shows no errors.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -453,6 +454,31 @@ describe('the rendered docs (headless Chromium)', () => {
         await local.close();
       }
     });
+  });
+
+  it('served by another host (not a sandbox), the console says so and sends nothing', async () => {
+    const html = readFileSync(docsHtml);
+    const other = createServer((req, res) => {
+      if (req.url === '/' || req.url?.startsWith('/#')) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    intendedHttpErrors.add(`404 ${origin}/docs/console.json`); // how the console learns it is not on a sandbox
+    const elsewhere = await browser!.context.newPage();
+    try {
+      await elsewhere.goto(`${origin}/#${operationRoute('Banking', 'createTransfer')}`, { waitUntil: 'load' });
+      await elsewhere.locator('.try-it-launcher').click({ timeout: WAIT_MS * 2 });
+      await expect.poll(() => elsewhere.locator('#try-it .ti-notice').innerText(), { timeout: WAIT_MS }).toContain(`${origin} does not serve a sandbox`);
+      expect(await elsewhere.locator('#try-it .ti-notice').innerText()).toContain('no CORS headers, by design');
+      expect(await elsewhere.locator('#ti-api-key').inputValue()).toBe('');
+      await elsewhere.locator('#try-it .ti-send').click();
+      expect(await elsewhere.locator('#try-it .ti-response').innerText()).toContain('enter the base URL of a sandbox first');
+    } finally {
+      await elsewhere.close();
+      other.closeAllConnections(); // the browser keeps idle keep-alive sockets open
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('has no critical or serious axe-core violations on the home page, the errors guide, two operations and the console (and one view in the dark scheme)', async () => {

@@ -60,7 +60,7 @@ function withRememberedIds(value: unknown, ids: Record<string, string>): unknown
 const newIdempotencyKey = () => `docs-${crypto.randomUUID()}`;
 
 export function startConsole(data: ConsoleData): void {
-  let mode: Mode = location.protocol === 'file:' ? 'elsewhere' : 'sandbox';
+  const mode: Mode = location.protocol === 'file:' ? 'elsewhere' : 'sandbox';
   let current: ConsoleOperation | undefined;
   let scenario: ConsoleScenario | undefined;
   const keys = new Map<string, string>(); // operationId → its Idempotency-Key, until "New key"
@@ -206,9 +206,14 @@ export function startConsole(data: ConsoleData): void {
   async function submit(): Promise<void> {
     const op = current;
     if (!op) return;
+    if (!baseUrl.value.trim()) {
+      response.replaceChildren(h('p', { class: 'ti-error', role: 'alert' }, 'Not sent: enter the base URL of a sandbox first.'));
+      baseUrl.focus();
+      return;
+    }
     let base: URL;
     try {
-      base = new URL(baseUrl.value || location.origin);
+      base = new URL(baseUrl.value.trim());
     } catch {
       response.replaceChildren(h('p', { class: 'ti-error', role: 'alert' }, `"${baseUrl.value}" is not a URL.`));
       return;
@@ -329,7 +334,6 @@ export function startConsole(data: ConsoleData): void {
         if (!apiKey.value && settings.demoApiKey) apiKey.value = session(STORE.apiKey, settings.demoApiKey) ?? settings.demoApiKey;
       })
       .catch(() => {
-        mode = 'elsewhere';
         if (!session(STORE.baseUrl)) baseUrl.value = '';
         explainElsewhere(`${location.origin} does not serve a sandbox.`);
       });
