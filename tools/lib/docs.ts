@@ -1,12 +1,18 @@
 // Rendering the docs: the bundled document plus what is derived from it for readers (the error catalog
 // table, the list of assumptions, an "Assumed" note on every assumed node), rendered by Redocly into one
 // self-contained HTML file (scripts inlined, no CDN).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { assumptions, errorCatalog, isObject, type Json, type OpenApiDocument } from '@payments/spec';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { assumptions, errorCatalog, isObject, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
 import { withSamples } from './samples.ts';
-import { bin, bundledJson, docsDir, docsHtml, docsSourceJson } from './paths.ts';
-import { runTool, step } from './steps.ts';
+import { changelogFromRepository } from './docs-changelog.ts';
+import { consoleData, consoleScript, scriptJson, type ConsoleScenario } from './docs-console.ts';
+import { consoleCss, themeCss } from './docs-theme.ts';
+import { faviconDataUri, faviconIco } from './favicon.ts';
+import { bin, bundledJson, bundledYaml, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
+import { log, runTool, step } from './steps.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -51,14 +57,49 @@ export function testValuesMarkdown(): string {
     '|---|---|---|---|---|',
     ...TEST_VALUES.map((t) => `| ${cell(t.field)} | \`${cell(t.value)}\` | \`${t.operationId}\` | \`${t.code}\` | ${cell(t.meaning)} |`),
     '',
+    `**Try it** (from the docs served by \`npm start\`): [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}) · [schedule a 503 and retry with the same key](#try/${SCENARIOS[1]!.name}).`,
+    '',
     'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `openapi-admin/` and `node packages/sandbox/src/cli.ts --help`.',
   ].join('\n');
 }
 
+/** Relative links: /openapi.* from the sandbox's /docs/, dist/openapi.* from dist/docs/index.html. */
+const SPEC_DOWNLOADS = '**Download the spec** (OpenAPI 3.1, bundled): [openapi.yaml](../openapi.yaml) · [openapi.json](../openapi.json)';
+
+/** Prefilled requests of the docs console that the guides link to (`#try/<name>`). */
+export const SCENARIOS: ConsoleScenario[] = [
+  {
+    name: 'replay',
+    operationId: 'createTransfer',
+    title: 'Send a transfer, then send it again with the same key',
+    steps: [
+      'No recipient yet? Open "Create a recipient", Try it, Send: the console fills the new recipient\'s id in here.',
+      'Send: 201 and a transfer id.',
+      'Send again without changing anything: the same Idempotency-Key gives 201 with the same transfer id. The sandbox replayed the original result; nothing was paid twice.',
+      'Change the amount and send with the same key: 409 banking_transfer_idempotency_conflict.',
+      'New key, then Send: a new transfer.',
+    ],
+  },
+  {
+    name: 'retry-503',
+    operationId: 'createTransfer',
+    title: 'Schedule a temporary 503 and retry with the same key',
+    steps: [
+      'In a terminal, schedule one 503 for the next transfer with the admin CLI and the admin token that npm start printed (the token never goes into this page: it controls every organization of the sandbox):',
+      'Send: 503 temporarily_unavailable. The attempt stays unresolved under this Idempotency-Key.',
+      'Send again with the same key (a client waits at least 60 seconds first; the sandbox does not make you wait): 201 with the transfer, the attempt resolved.',
+    ],
+    command: 'node packages/sandbox/src/cli.ts --url {baseUrl} --token <admin token printed by npm start> fault add --operation createTransfer --kind unavailable --count 1 --resolution completed',
+  },
+];
+
+/** At the top of the retry guide (its first page; Redoc gives each ### heading a page of its own). */
+const RETRY_GUIDE_TRY_IT = `**Try it in the sandbox.** From the docs served by \`npm start\`, the console sends real requests to a stateful sandbox: [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}), and [schedule a 503, then retry with the same key](#try/${SCENARIOS[1]!.name}).`;
+
 const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** A copy of the document with the derived guides, code samples, and an "Assumed" note on each assumed node's description. */
-export function docsSource(doc: OpenApiDocument): OpenApiDocument {
+export function docsSource(doc: OpenApiDocument, derived: { changelog?: string } = {}): OpenApiDocument {
   // Code samples (curl and our client) per operation: the same files test/samples runs against the sandbox.
   const out = withSamples(structuredClone(doc)) as OpenApiDocument;
   const annotate = (node: Json): void => {
@@ -72,24 +113,31 @@ export function docsSource(doc: OpenApiDocument): OpenApiDocument {
   };
   annotate(out);
 
+  const info = out.info as Json;
+  if (isObject(info)) info.description = `${SPEC_DOWNLOADS}\n\n${String(info.description ?? '')}`;
+
   const tags = (out.tags as Json[]).filter(isObject);
   const errors = tags.find((t) => t.name === 'Errors');
   if (!errors) throw new Error('the document has no Errors tag for the catalog');
   errors.description = `${String(errors.description ?? '')}\n\n${errorCatalogMarkdown(doc)}`;
+  const retries = tags.find((t) => t.name === 'Idempotency and retries');
+  if (!retries) throw new Error('the document has no "Idempotency and retries" tag for the console\'s links');
+  retries.description = `${RETRY_GUIDE_TRY_IT}\n\n${String(retries.description ?? '')}`;
   tags.push({ name: 'Assumptions', 'x-traitTag': true, description: assumptionsMarkdown(doc) });
   tags.push({ name: 'Sandbox test values', 'x-traitTag': true, description: testValuesMarkdown() });
+  if (derived.changelog) tags.push({ name: 'Changelog', 'x-traitTag': true, description: derived.changelog });
   out.tags = tags;
   const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
   const guides = groups.find((g) => g.name === 'Guides');
-  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values');
+  if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values', ...(derived.changelog ? ['Changelog'] : []));
   return out;
 }
 
 export async function buildDocs(): Promise<void> {
   const doc = JSON.parse(readFileSync(bundledJson, 'utf8')) as OpenApiDocument;
-  await step('derive docs source (error catalog, assumptions)', () => {
+  await step('derive docs source (error catalog, assumptions, changelog from the breaking-change gate)', () => {
     mkdirSync(docsDir, { recursive: true });
-    writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc), null, 2));
+    writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc, { changelog: changelogFromRepository(doc) }), null, 2));
   });
   await runTool('redocly build-docs (self-contained HTML)', bin('redocly'), [
     'build-docs',
@@ -100,9 +148,71 @@ export async function buildDocs(): Promise<void> {
     '-o',
     docsHtml,
   ]);
-  await step('keep the docs page offline (no CDN logo)', () => {
-    writeFileSync(docsHtml, withoutRemoteAssets(readFileSync(docsHtml, 'utf8')));
+  const script = await step('bundle the docs console (esbuild)', () => consoleScript());
+  await step('add the console, the theme fixes and the favicon; keep the page offline (no CDN logo)', () => {
+    const html = withPageHeading(withHeadAdditions(withoutRemoteAssets(readFileSync(docsHtml, 'utf8'))), `${String((doc.info as JsonObject).title)} documentation`);
+    writeFileSync(docsHtml, withBodyAdditions(html, scriptJson(consoleData(doc, SCENARIOS)), script));
+    writeFileSync(docsFavicon, faviconIco());
+    // The page links the spec as ../openapi.{yaml,json}: served by the sandbox at /openapi.*, and next to
+    // dist/docs/ for a reader who opens the built file directly.
+    copyFileSync(bundledYaml, docsSpecYaml);
+    copyFileSync(bundledJson, docsSpecJson);
   });
+  const weight = await step('precompress the docs page (brotli, gzip) and report its weight', () => precompress(docsHtml));
+  log(`  docs page weight: ${formatWeight(weight)}`);
+}
+
+export interface PageWeight {
+  raw: number;
+  gzip: number;
+  brotli: number;
+}
+
+const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+export const formatWeight = (w: PageWeight) => `${kB(w.raw)} raw, ${kB(w.gzip)} gzip, ${kB(w.brotli)} brotli`;
+
+/**
+ * Writes `<file>.gz` (level 9) and `<file>.br` next to the file, once per build: the sandbox serves them as
+ * they are (packages/sandbox/src/static-files.ts) instead of compressing per request. Brotli quality 9, not
+ * 11: on the 2.7 MB page (measured on a loaded 2-core machine) q9 gives 626 kB in 1.2 s, q10 578 kB in
+ * 6.6 s, q11 568 kB in 11.5 s, and every build, start and test run pays it; gzip -9 is 730 kB in 0.1 s.
+ */
+export async function precompress(file: string): Promise<PageWeight> {
+  const raw = readFileSync(file);
+  const [gz, br] = await Promise.all([
+    promisify(gzip)(raw, { level: 9 }),
+    promisify(brotliCompress)(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
+  ]);
+  writeFileSync(`${file}.gz`, gz);
+  writeFileSync(`${file}.br`, br);
+  return { raw: raw.length, gzip: gz.length, brotli: br.length };
+}
+
+/** What the page's <head> gets besides Redoc's output: the favicon (inline, no request), contrast fixes, the console's styles. */
+export function withHeadAdditions(html: string): string {
+  const head = `<link rel="icon" type="image/svg+xml" href="${faviconDataUri}">\n<style>${themeCss}${consoleCss}</style>\n`;
+  if (!html.includes('</head>')) throw new Error('the rendered docs have no </head> to add the favicon to');
+  return html.replace('</head>', () => `${head}</head>`);
+}
+
+/**
+ * A level-one heading on every view, for screen readers: Redoc renders one part of the document at a time,
+ * and on most views (an operation, a guide) none of its headings is an <h1>. Outside Redoc's root, so its
+ * hydration never sees it; visually hidden (the visible title is Redoc's).
+ */
+export function withPageHeading(html: string, title: string): string {
+  const root = '<div id="redoc">';
+  if (!html.includes(root)) throw new Error('the rendered docs have no <div id="redoc"> to put the page heading before');
+  const heading = `<header class="page-heading"><h1>${title.replace(/[<&]/g, (c) => (c === '<' ? '&lt;' : '&amp;'))}</h1></header>`;
+  return html.replace(root, () => heading + root);
+}
+
+/** The console's data (JSON from the spec) and the page's own script, at the end of the body. */
+export function withBodyAdditions(html: string, dataJson: string, script: string): string {
+  const at = html.lastIndexOf('</body>');
+  if (at === -1) throw new Error('the rendered docs have no </body> to add the console to');
+  const tail = `<script type="application/json" id="try-it-data">${dataJson}</script>\n<script>${script.replace(/<\/script/gi, '<\\/script')}</script>\n`;
+  return html.slice(0, at) + tail + html.slice(at);
 }
 
 // Redoc 3's sidebar footer ("API docs by Redocly") always renders an <img> whose src is hard-coded to

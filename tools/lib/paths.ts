@@ -9,5 +9,9 @@ export const bundledYaml = join(specDist, 'openapi.yaml');
 export const bundledJson = join(specDist, 'openapi.json');
 export const docsDir = join(root, 'dist', 'docs');
 export const docsHtml = join(docsDir, 'index.html');
+export const docsFavicon = join(docsDir, 'favicon.ico');
+/** Copies of the bundle next to the docs folder, so the page's ../openapi.* links also work from dist/docs/. */
+export const docsSpecYaml = join(root, 'dist', 'openapi.yaml');
+export const docsSpecJson = join(root, 'dist', 'openapi.json');
 export const docsSourceJson = join(root, 'dist', 'docs-source.json');
 export const bin = (name: string) => join(root, 'node_modules', '.bin', name);

@@ -21,6 +21,7 @@ import { baselinePath, checkBreaking, writeBaseline } from '../lib/breaking/gate
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
+import { recordRelease } from '../lib/docs-changelog.ts';
 import { packPackage, type PackedPackage } from '../lib/pack.ts';
 import { bin, root } from '../lib/paths.ts';
 import { log, main, runTool, step, StepError } from '../lib/steps.ts';
@@ -53,7 +54,8 @@ await main(async () => {
 
   log('\n== 1-2. build and breaking-change gate');
   await build(true);
-  const planned = checkBreaking().bumps;
+  const gate = checkBreaking();
+  const planned = gate.bumps;
   log(`pending changesets plan: ${PACKAGES.map((n) => `@payments/${n} ${planned.get(`@payments/${n}`) ?? 'none'}`).join(', ')}`);
 
   if (dryRun) {
@@ -65,6 +67,9 @@ await main(async () => {
     const out = await runTool('changeset version (apply pending changesets: versions, CHANGELOGs)', bin('changeset'), ['version']);
     if (out.trim()) log(out.trim());
     for (const name of PACKAGES) log(`  @payments/${name}: ${before[name]} → ${version(name)}`);
+    // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
+    const released = [...planned.keys()].filter((name) => planned.get(name) !== 'none' && name.startsWith('@payments/'));
+    recordRelease({ versions: Object.fromEntries(released.map((name) => [name, version(name.slice('@payments/'.length))])), date: new Date().toISOString(), changes: gate.changes });
 
     log('\n== 4. rebuild at the new versions');
     await build(false);

@@ -2,7 +2,6 @@
 // command), by `npm start`, by the tests and by the benchmarks.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +9,8 @@ import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
-import { answerClientError, pathOf, type Logger } from './http.ts';
+import { answerClientError, type Logger } from './http.ts';
+import { createStaticFiles, type StaticFile } from './static-files.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
 
@@ -27,8 +27,8 @@ export interface StartOptions {
   logger?: Logger;
   bodyLimit?: number;
   store?: Store;
-  /** Serves these files too: `/docs/` (the rendered docs) and the bundled spec, e.g. by npm start. */
-  staticFiles?: Record<string, { file: string; type: string }>;
+  /** Serves these files too (compressed, with ETags; see static-files.ts): the docs and the spec, e.g. by npm start. */
+  staticFiles?: Record<string, StaticFile>;
 }
 
 export interface RunningSandbox {
@@ -52,19 +52,15 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract }),
   });
-  const files = new Map(Object.entries(options.staticFiles ?? {}));
+  const files = createStaticFiles(options.staticFiles ?? {});
   const server = createServer((req, res) => {
-    const file = files.size > 0 && req.method === 'GET' ? files.get(pathOf(req.url ?? '/')) : undefined;
+    if (files.serve(req, res)) return;
     // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
     // unhandled rejection ends the process: cut that one connection instead.
-    if (!file) return void handle(req, res).catch((err: unknown) => {
+    handle(req, res).catch((err: unknown) => {
       process.stderr.write(`sandbox: a request failed outside its handler: ${err instanceof Error ? err.stack : String(err)}\n`);
       res.destroy();
     });
-    readFile(file.file).then(
-      (body) => res.writeHead(200, { 'content-type': file.type, 'content-length': body.length }).end(body),
-      () => res.writeHead(404).end(),
-    );
   });
   server.keepAliveTimeout = 5_000; // short idle sockets, so a shutdown drains fast
   server.on('clientError', answerClientError);

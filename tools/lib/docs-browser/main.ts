@@ -1,0 +1,29 @@
+// The docs page's own script (bundled by tools/lib/docs-console.ts, inlined at the end of the page): the
+// accessibility fixes on Redoc's DOM and the "Try it" console. Both wait until Redoc has hydrated its
+// server-rendered HTML (the page has loaded and the main thread is idle): changing that DOM earlier would
+// make React's hydration see a mismatch.
+import type { ConsoleData } from '../docs-console.ts';
+import { applyA11yFixes } from './a11y.ts';
+import { startConsole } from './console.ts';
+
+function afterHydration(run: () => void): void {
+  const idle = () => requestIdleCallback(run, { timeout: 2_000 });
+  if (document.readyState === 'complete') idle();
+  else window.addEventListener('load', idle, { once: true });
+}
+
+afterHydration(() => {
+  applyA11yFixes();
+  let scheduled = false;
+  new MutationObserver(() => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      scheduled = false;
+      applyA11yFixes();
+    });
+  }).observe(document.getElementById('redoc') ?? document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label'] });
+
+  const json = document.getElementById('try-it-data')?.textContent;
+  if (json) startConsole(JSON.parse(json) as ConsoleData);
+});

@@ -1,0 +1,95 @@
+// Colour overrides for Redoc 3's light theme, so every text meets WCAG 2 AA contrast (4.5:1) on the
+// backgrounds it is drawn on (white, the code panel's #fbfbfc, the active menu entry's #ededf2). Redoc 3 is
+// themed by CSS variables; these replace the ones axe-core found too light (the figures are the contrast
+// before → after on the lightest of those backgrounds), and the few the dark scheme has. Scoped to
+// html.light / html.dark, Redoc's classes for its two schemes; they also outrank Redoc's `:root` rules.
+export const themeCss = `
+html.light {
+  /* links and link buttons: #1f7cff 3.77 → 5.6 */
+  --color-blue-6: #1655cc;
+  /* search box, input placeholders, code comments: #9b9ca8 2.63 → 4.8 */
+  --search-trigger-color: #666773;
+  --search-input-placeholder-color: #666773;
+  --input-content-placeholder-color: #666773;
+  --filter-input-placeholder-color: #666773;
+  --select-input-placeholder-color: #666773;
+  --code-block-tokens-comment-color: #666773;
+  --code-block-tokens-prolog-color: #666773;
+  --code-block-tokens-doctype-color: #666773;
+  --code-block-tokens-cdata-color: #666773;
+  --code-panel-line-numbering-color: #666773;
+  /* curl, operators, variables in code: #db7e21 2.89 → 4.6 */
+  --code-block-tokens-function-color: #a95300;
+  --code-block-tokens-operator-color: #a95300;
+  --code-block-tokens-entity-color: #a95300;
+  --code-block-tokens-url-color: #a95300;
+  --code-block-tokens-variable-color: #a95300;
+  --code-block-tokens-regex-color: #a95300;
+  --code-block-tokens-important-color: #a95300;
+  --code-block-tokens-class-name-color: #a95300;
+  /* strings and booleans in code: #3072db 4.45 → 5.1, #149e53 3.35 → 5.3 */
+  --code-block-tokens-string-color: #1f5fc9;
+  --code-block-tokens-property-string-color: #1f5fc9;
+  --code-block-tokens-boolean-color: #0e7038;
+}
+/* The page's visually hidden <h1> (see withPageHeading in docs.ts) */
+.page-heading h1 { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+/* The dark scheme: the search box, placeholders and code comments (#555761, 1.95 on #2a2b33 → 5.7) */
+html.dark {
+  --search-trigger-color: #a3a4ae;
+  --search-input-placeholder-color: #a3a4ae;
+  --input-content-placeholder-color: #a3a4ae;
+  --filter-input-placeholder-color: #a3a4ae;
+  --select-input-placeholder-color: #a3a4ae;
+  --code-block-tokens-comment-color: #a3a4ae;
+  --code-block-tokens-prolog-color: #a3a4ae;
+  --code-block-tokens-doctype-color: #a3a4ae;
+  --code-block-tokens-cdata-color: #a3a4ae;
+  --code-panel-line-numbering-color: #a3a4ae;
+}
+/* HTTP method badges: GET #25b869 2.21 → 5.3, POST #1e65f5 4.24 → 5.6 */
+html.light .tag-get, html.light .tag-query { --tag-color: #0e7038; }
+html.light .tag-post { --tag-color: #1655cc; }
+html.light .tag-put, html.light .tag-patch { --tag-color: #a95300; }
+html.light .tag-delete { --tag-color: #c70a3c; }
+`;
+
+/** The "Try it" console (tools/lib/docs-browser/console.ts): a panel on the right, over Redoc's samples column. */
+export const consoleCss = `
+#try-it, .try-it-launcher { font-family: var(--font-family-base, system-ui, sans-serif); font-size: 14px; color: #1f2024; }
+#try-it[hidden], .try-it-launcher[hidden], #try-it [hidden], .try-it-open .try-it-launcher { display: none !important; }
+.try-it-launcher { position: fixed; right: 20px; bottom: 20px; z-index: 1000; padding: 10px 16px; border: 0; border-radius: 8px;
+  background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.25); }
+.try-it-launcher:focus-visible, #try-it :focus-visible { outline: 3px solid #1655cc; outline-offset: 2px; }
+#try-it { position: fixed; top: 0; right: 0; bottom: 0; z-index: 1001; width: min(540px, 100vw); overflow-y: auto; box-sizing: border-box;
+  padding: 16px 20px 32px; background: #fff; border-left: 1px solid #d0d1d8; box-shadow: -4px 0 16px rgba(0,0,0,.12); }
+#try-it h2 { font-size: 18px; margin: 0; }
+#try-it h3 { font-size: 15px; margin: 16px 0 6px; }
+#try-it .ti-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
+#try-it .ti-close { border: 0; background: none; font-size: 24px; line-height: 1; cursor: pointer; color: #1f2024; padding: 4px 8px; }
+#try-it .ti-endpoint { margin: 6px 0 10px; }
+#try-it .ti-method { font-weight: 700; font-size: 12px; text-transform: uppercase; }
+#try-it .ti-post { color: #1655cc; } #try-it .ti-get { color: #0e7038; }
+#try-it code, #try-it pre, #try-it input, #try-it textarea { font-family: var(--code-font-family, ui-monospace, monospace); font-size: 13px; }
+#try-it .ti-field { display: flex; flex-direction: column; gap: 4px; margin: 10px 0; }
+#try-it label { font-weight: 600; }
+#try-it small { color: #55565f; }
+#try-it input, #try-it textarea, #try-it select { box-sizing: border-box; width: 100%; padding: 6px 8px; border: 1px solid #8a8b96; border-radius: 6px; color: #1f2024; background: #fff; }
+#try-it .ti-inline { display: flex; gap: 6px; }
+#try-it .ti-secondary { flex: none; padding: 6px 10px; border: 1px solid #1655cc; border-radius: 6px; background: #fff; color: #1655cc; cursor: pointer; }
+#try-it .ti-send { padding: 8px 20px; border: 0; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; }
+#try-it .ti-send:disabled { background: #55565f; }
+#try-it .ti-notice, #try-it .ti-scenario { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #f3f6fd; border: 1px solid #b9c9ee; }
+#try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
+#try-it .ti-notice p, #try-it .ti-scenario ol { margin: 6px 0; }
+#try-it pre { margin: 6px 0; padding: 8px; overflow: auto; max-height: 320px; background: #f6f6f8; border: 1px solid #e0e1e6; border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
+#try-it .ti-status { font-weight: 700; font-size: 15px; margin: 4px 0; }
+#try-it .ti-status-2xx { color: #0e7038; } #try-it .ti-status-4xx, #try-it .ti-status-5xx { color: #b00020; }
+#try-it .ti-time { font-weight: 400; color: #55565f; font-size: 13px; }
+#try-it .ti-headers { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0; font-family: var(--code-font-family, ui-monospace, monospace); font-size: 12px; }
+#try-it .ti-headers dt { font-weight: 600; } #try-it .ti-headers dd { margin: 0; word-break: break-all; }
+#try-it .ti-error { color: #b00020; font-weight: 600; }
+#try-it .ti-history { margin: 10px 0; padding-left: 20px; font-size: 13px; }
+#try-it .ti-replay { margin: 4px 0; padding: 6px 10px; border-radius: 6px; background: #e6f4ea; color: #0b5a2e; font-weight: 600; }
+#try-it a { color: #1655cc; }
+`;
