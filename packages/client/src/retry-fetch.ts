@@ -30,8 +30,21 @@ export interface Runtime {
   now: () => number;
   random: () => number;
   timeoutMs: number;
+  setTimer: SetTimer;
   onRetry: ((event: RetryEvent) => void) | undefined;
 }
+
+/** Starts a timer and returns its cancel: the per-attempt timeout's clock (virtual in tests). */
+export type SetTimer = (ms: number, onTimeout: () => void) => () => void;
+
+/**
+ * The default timer. Not unref'd: it guards a call in flight, and a process with nothing else to do must
+ * wait for the call's end (a stalled fetch may hold no other handle).
+ */
+export const realTimer: SetTimer = (ms, onTimeout) => {
+  const timer = setTimeout(onTimeout, ms);
+  return () => clearTimeout(timer);
+};
 
 /** An abortable setTimeout; the default `sleep`. Its timer is not unref'd either: the caller awaits the call. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -66,8 +79,7 @@ async function inspect(response: Response, now: number): Promise<Attempt> {
 /**
  * One attempt's signal: aborts on the caller's signal or after `timeoutMs`. A plain timer and listener,
  * released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until the
- * timeout fires, 30 s later). The timer is not unref'd: it guards a call in flight, and a process with
- * nothing else to do must wait for the call's end (a stalled fetch may hold no other handle).
+ * timeout fires, 30 s later).
  */
 export interface AttemptSignal {
   signal: AbortSignal;
@@ -78,18 +90,47 @@ export interface AttemptSignal {
 const TIMEOUT = new DOMException('timeout', 'TimeoutError');
 export const timedOut = (attempt: AttemptSignal) => attempt.signal.reason === TIMEOUT;
 
-export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined): AttemptSignal {
+export function attemptSignal(runtime: Runtime, state: CallState): AttemptSignal {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(caller?.reason);
-  const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
+  const caller = state.caller;
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    // The answer's body is being read: end the call now, even if the Response does not heed the signal.
+    if (state.status !== undefined) state.abandon?.(reason);
+  };
+  const onAbort = () => abort(caller!.reason);
+  const cancelTimer = runtime.setTimer(runtime.timeoutMs, () => abort(TIMEOUT));
   caller?.addEventListener('abort', onAbort); // removed by dispose(), which every call ends with
   return {
     signal: controller.signal,
     dispose() {
-      clearTimeout(timer);
+      cancelTimer();
       caller?.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/**
+ * The fetch's answer, or the attempt's end (its timeout, the caller's abort) when that comes first: a fetch
+ * that ignores its signal cannot outlive the attempt. The body of an answer that comes too late is cancelled.
+ */
+function fetchWithin(runtime: Runtime, request: Request, signal: AbortSignal): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort);
+    runtime.fetch(request, { signal }).then(
+      (response) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) response.body?.cancel().catch(() => {});
+        resolve(response);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 export interface CallState {
@@ -104,6 +145,8 @@ export interface CallState {
   bodyText: string | undefined;
   /** Set when a response is handed to openapi-fetch: its body is then read under `attempt`. */
   status: number | undefined;
+  /** Ends the call with this reason (set by the call while openapi-fetch reads the answer). */
+  abandon: ((reason: unknown) => void) | undefined;
 }
 
 /** A `fetch` for one call: retries per `policy`, counting attempts into `context`. */
@@ -120,7 +163,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
       let outcome: Attempt;
       let failure: unknown;
       try {
-        response = await runtime.fetch(toSend, { signal: attempt.signal });
+        response = await fetchWithin(runtime, toSend, attempt.signal);
         if (response.ok) {
           state.status = response.status; // the common case: an answer, nothing to decide
           return response;
@@ -154,7 +197,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
         if (!caller?.aborted) throw err;
       });
       if (caller?.aborted) throw new AbortError(context);
-      state.attempt = attemptSignal(runtime.timeoutMs, caller);
+      state.attempt = attemptSignal(runtime, state);
       // Same URL, method and headers (so the same Idempotency-Key) as the first attempt, by construction.
       if (state.bodyText !== undefined) toSend = new Request(request, { body: state.bodyText });
     }
