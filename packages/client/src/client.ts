@@ -111,8 +111,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     const body = rest.body === undefined ? undefined : checkBody(operationId, rest.body, context);
     if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
     // Every field from the start: one object shape for every call.
-    const state: CallState = { caller, attempt: undefined!, bodyText: undefined, status: undefined, abandon: undefined };
-    state.attempt = attemptSignal(runtime, state);
+    const state: CallState = { caller, attempt: attemptSignal(runtime, caller), bodyText: undefined, status: undefined, abandon: undefined };
     let policy = policies.get(operationId);
     if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
     const fetch = retryingFetch(runtime, policy, context, state);
@@ -127,7 +126,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
       }
       const answered = api.request(method as 'get', path as never, request as never);
       // The body is read under the last attempt's timeout and the caller's signal even when the fetch's
-      // Response ignores them: the loop calls `abandon` when that attempt's signal aborts.
+      // Response ignores them: that attempt's signal calls `abandon` when it aborts.
       result = await new Promise<Awaited<typeof answered>>((resolve, reject) => {
         state.abandon = reject;
         answered.then(resolve, reject);

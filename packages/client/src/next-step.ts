@@ -5,7 +5,7 @@
 // What the spec says is read from it (the catalog's x-retryable, the statuses retried); the two codes that
 // say the key already started something are the provider's words (sections 3 and 7), typed by the spec's
 // codes, so a code the spec drops or renames fails tsc.
-import type { ErrorCode, OperationId } from '@payments/types';
+import type { ErrorCode } from '@payments/types';
 import { retryMode, specRetryOnFor } from './policy.ts';
 
 export interface NextStep {
@@ -18,30 +18,31 @@ export const OUTCOME_UNKNOWN: NextStep = { mayRetrySameKey: true, newKeySafe: fa
 /** A definite refusal, or nothing sent: the same request would be refused again; a corrected one takes a new key. */
 export const REFUSED: NextStep = { mayRetrySameKey: false, newKeySafe: true };
 
-/** Answers saying this key already started something: never the same payment under a new key. */
+/**
+ * The codes saying this key already started something: never the same payment under a new key. (Codes
+ * mean one thing whatever the operation; typed by createTransfer's codes in the spec.)
+ */
 const keyInUse = {
-  createTransfer: {
-    // "An earlier request with this key started a payout still being confirmed": ask again with the SAME key.
-    banking_transfer_attempt_pending_review: 'pending_review',
-    // "The key was already used with a different amount or recipient": the key paid that other request.
-    banking_transfer_idempotency_conflict: 'key_conflict',
-  },
-} as const satisfies { [Op in OperationId]?: { [C in ErrorCode<Op> & string]?: 'pending_review' | 'key_conflict' } };
+  // "An earlier request with this key started a payout still being confirmed": ask again with the SAME key.
+  banking_transfer_attempt_pending_review: 'pending_review',
+  // "The key was already used with a different amount or recipient": the key paid that other request.
+  banking_transfer_idempotency_conflict: 'key_conflict',
+} as const satisfies { [C in ErrorCode<'createTransfer'> & string]?: 'pending_review' | 'key_conflict' };
 
-/** Whether this answer says the key already started something, and what. */
-export function keyInUseBy(operationId: string | undefined, code: string): 'pending_review' | 'key_conflict' | undefined {
-  const codes = (keyInUse as Record<string, Record<string, 'pending_review' | 'key_conflict'>>)[operationId!];
-  return codes && Object.hasOwn(codes, code) ? codes[code] : undefined; // own entries only: a code may be any string
-}
+/** Whether this code says the key already started something, and what. */
+export const keyInUseBy = (code: string): 'pending_review' | 'key_conflict' | undefined =>
+  Object.hasOwn(keyInUse, code) ? keyInUse[code as keyof typeof keyInUse] : undefined; // own entries only: a code may be any string
 
 /** The next step after an answer with the API's error body (or a non-2xx without one). */
 export function nextStepAfter(operationId: string | undefined, status: number, code: string): NextStep {
-  const inUse = keyInUseBy(operationId, code);
-  if (inUse) return { mayRetrySameKey: inUse === 'pending_review', newKeySafe: false };
+  const inUse = keyInUseBy(code);
   const mode = retryMode(specRetryOnFor(operationId), status, code);
   // A 5xx leaves the outcome unknown (section 7: never a new key), unless the catalog marks its code not
   // retryable: a definite answer about configuration (checkout_pix_not_available: "No session was created").
-  if (status >= 500) return mode === false ? REFUSED : OUTCOME_UNKNOWN;
   // A 4xx: "request rejected" (section 7), nothing happened; sent again only when the spec retries it (a rate limit).
-  return { mayRetrySameKey: Boolean(mode), newKeySafe: true };
+  const definite = status < 500 || mode === false;
+  return {
+    mayRetrySameKey: inUse ? inUse === 'pending_review' : status < 500 ? Boolean(mode) : mode !== false,
+    newKeySafe: !inUse && definite,
+  };
 }

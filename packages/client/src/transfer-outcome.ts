@@ -35,7 +35,7 @@ export type TransferOutcome =
 
 export function classifyTransfer(outcome: { data: Transfer; idempotencyKey: string | undefined } | unknown): TransferOutcome {
   if (outcome instanceof PaymentsError) {
-    const inUse = outcome instanceof ApiError ? keyInUseBy(outcome.operationId, outcome.code) : undefined;
+    const inUse = outcome instanceof ApiError ? keyInUseBy(outcome.code) : undefined;
     const kind = inUse ?? (outcome.newKeySafe && !outcome.mayRetrySameKey ? 'rejected' : 'unresolved');
     return { kind, error: outcome, idempotencyKey: outcome.idempotencyKey } as TransferOutcome;
   }

@@ -31,7 +31,7 @@ export function checkIdempotencyKey(operationId: string | undefined, key: unknow
       : rule && !regex(rule).test(key)
         ? `must match /${rule}/`
         : !HEADER_EXACT.test(key)
-          ? 'must be visible ASCII characters, spaces inside only (no outer whitespace, newline, control or non-ASCII character)'
+          ? 'must be printable ASCII, without outer spaces'
           : undefined;
   if (problem) throw new ValidationError(BAD_KEY, `Idempotency-Key ${problem}`, 'Idempotency-Key', context);
 }
