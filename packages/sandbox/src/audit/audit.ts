@@ -264,9 +264,9 @@ function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules,
     report(e.at, {
       kind: 'new_key_after_unknown_outcome',
       rule,
-      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one pays twice`,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
       evidence: shown,
-      shouldHave: `Retry with the same key ${oldKey} until an answer says what happened (section 3's outcome table); a new key only after a 201 failed/cancelled or a definite refusal.`,
+      shouldHave: `Retry with the same key ${oldKey} until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
     });
   } else if (outcome.kind === 'pending_review') {
     report(e.at, {
