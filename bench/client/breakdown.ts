@@ -50,6 +50,13 @@ export function breakdownContenders(transport: Transport, baseUrl: string): Cont
       '= retry loop 1st attempt: new Request(clone, {signal: any})',
       () => post((r) => transport(new Request(r.clone(), { signal: AbortSignal.any([r.signal, AbortSignal.timeout(TIMEOUT_MS)]) }))),
     ],
+    // The pieces of our per-attempt guard (retry-fetch.ts attemptSignal), one at a time.
+    ['+ per-attempt timer only (setTimeout, clearTimeout)', () => {
+      const timer = setTimeout(() => {}, TIMEOUT_MS);
+      return post().finally(() => clearTimeout(timer));
+    }],
+    ['+ per-attempt AbortController only', () => (new AbortController(), post())],
+    ['+ a Promise around the call only (the body-read guard)', () => new Promise((resolve, reject) => void post().then(resolve, reject))],
     ['our client', () => ours.POST(TRANSFERS_PATH, { body: transferBody, idempotencyKey: nextKey() })],
     // Not our code: what any per-attempt timeout costs at the least (undici makes the Request follow the signal).
     ['+ init.signal = AbortSignal.timeout (a timeout, no copy)', () => post(undefined, AbortSignal.timeout(TIMEOUT_MS))],

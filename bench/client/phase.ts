@@ -3,7 +3,7 @@
 // message with a PhaseResult and exits. Progress goes to stderr.
 import { pathToFileURL } from 'node:url';
 import { retainedPerCall } from '../lib/memory.ts';
-import { runRounds, type ContenderResult } from '../lib/rounds.ts';
+import { cpuClock, runRounds, type ContenderResult } from '../lib/rounds.ts';
 import { breakdownContenders } from './breakdown.ts';
 import { contenders, httpTransport, stubTransport, type ClientFactory, type Kind, type Op } from './contenders.ts';
 
@@ -17,6 +17,8 @@ export interface PhaseConfig {
   budgetMs: number;
   /** Path of another build's index.ts/js exporting createPaymentsClient. */
   candidate?: string | undefined;
+  /** `wall` (latency, default) or `cpu` (this process's CPU time: cost, robust to other processes' load). */
+  clock?: 'wall' | 'cpu' | undefined;
 }
 
 export interface PhaseResult {
@@ -31,7 +33,8 @@ const config = JSON.parse(process.argv[2] ?? '{}') as PhaseConfig;
 const progress = (message: string) => process.stderr.write(`[bench] ${config.phase}: ${message}\n`);
 const gc = (globalThis as { gc?: () => void }).gc;
 const deadline = performance.now() + config.budgetMs;
-const rounds = { rounds: config.rounds, calls: config.calls, warmupCalls: config.warmupCalls, deadline, between: gc, progress };
+const clock = config.clock === 'cpu' ? cpuClock : undefined;
+const rounds = { rounds: config.rounds, calls: config.calls, warmupCalls: config.warmupCalls, deadline, between: gc, progress, clock };
 
 async function clientPhase(): Promise<PhaseResult> {
   const candidate = config.candidate

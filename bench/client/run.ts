@@ -8,7 +8,10 @@
 // --transport stub|http|both, --breakdown auto|on|off (where our layer's time goes; auto = when the
 // latency verdict FAILs), --breakdown-calls N, --candidate path/to/index.ts (another build of the
 // client, e.g. a scratch copy with a fix, measured in the same rounds), --skip-sizes, --budget-s N (give
-// up after N s), --strict (exit 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr.
+// up after N s), --strict (exit 1 when a verdict FAILs), --clock wall|cpu (wall: per-call latency, the
+// default; cpu: the measuring process's CPU time per call, which other processes' load barely moves: use
+// it on a busy machine, and read the HTTP rows as client-side cost, without the server's or the wire's
+// time). Tables and verdicts on stdout, progress on stderr.
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     'skip-sizes': { type: 'boolean', default: false },
     'budget-s': { type: 'string', default: '300' },
     strict: { type: 'boolean', default: false },
+    clock: { type: 'string', default: 'wall' },
   },
   allowPositionals: false,
 });
@@ -52,6 +56,8 @@ const warmup = args.warmup === undefined ? undefined : positive('warmup', args.w
 const budgetMs = positive('budget-s', args['budget-s']) * 1000;
 if (!['stub', 'http', 'both'].includes(args.transport)) throw new Error('--transport must be stub, http or both');
 if (!['auto', 'on', 'off'].includes(args.breakdown)) throw new Error('--breakdown must be auto, on or off');
+if (args.clock !== 'wall' && args.clock !== 'cpu') throw new Error('--clock must be wall or cpu');
+const clock = args.clock;
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 /** Other processes' load skews every number: say how busy the machine was. */
@@ -79,7 +85,7 @@ watchdog.unref();
 function phase(name: PhaseConfig['phase'], baseUrl: string, calls: number): Promise<PhaseResult> {
   const budget = deadline - performance.now();
   if (budget <= 0) throw new Error(`time budget (--budget-s) used up before the ${name} phase`);
-  const config: PhaseConfig = { phase: name, baseUrl, rounds, calls, warmupCalls: warmup ?? calls, budgetMs: budget, candidate };
+  const config: PhaseConfig = { phase: name, baseUrl, rounds, calls, warmupCalls: warmup ?? calls, budgetMs: budget, candidate, clock };
   return runWorker<PhaseResult>(join(here, 'phase.ts'), config, { timeoutMs: budget + 10_000, execArgv: ['--expose-gc'] });
 }
 
@@ -105,7 +111,7 @@ try {
   const fetchVersion = (await import('../../packages/client/node_modules/openapi-fetch/package.json', { with: { type: 'json' } })).default.version;
   out(
     `Client bench: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, openapi-fetch ${fetchVersion}, ` +
-      `${rounds} alternating rounds, medians of per-round mean µs/call; each phase in a fresh process, full GC between blocks\n` +
+      `${rounds} alternating rounds, medians of per-round mean µs/call (${clock === 'cpu' ? 'CPU time of the measuring process' : 'wall time'}); each phase in a fresh process, full GC between blocks\n` +
       `At start: ${load()}\n`,
   );
   if (candidate) progress(`candidate: createPaymentsClient from ${candidate}`);

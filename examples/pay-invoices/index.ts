@@ -24,9 +24,14 @@ export type InvoiceStatus =
   | 'failed'
   /** 409 pending review: flagged for support. Never a new key; later runs ask again with the same key. */
   | 'pending_review'
-  /** 503/502/504/timeout/network after the client's retry budget: the next run retries with the same key. */
+  /** 503/502/504/timeout/network/rate limit after the client's retry budget: the next run retries with the same key. */
   | 'unresolved'
-  /** A definite 4xx: nothing was paid; the error code is recorded for a human. */
+  /**
+   * 409 idempotency conflict: this invoice's key already paid ANOTHER amount or recipient (the invoice was
+   * changed after it was paid, or two invoices share an id). Something was paid: a human checks what, never automatic.
+   */
+  | 'key_conflict'
+  /** A definite refusal (the provider says nothing happened): nothing was paid; the error code is recorded for a human. */
   | 'rejected';
 
 export interface InvoiceState {
@@ -136,6 +141,11 @@ export async function payInvoices(options: PayOptions): Promise<PayReport> {
         entry.status = 'unresolved';
         if (outcome.error instanceof ApiError) entry.errorCode = outcome.error.code;
         else entry.errorCode = outcome.error.name;
+        break;
+      case 'key_conflict':
+        entry.status = 'key_conflict';
+        entry.errorCode = outcome.error.code;
+        if (outcome.error.requestId) entry.requestId = outcome.error.requestId;
         break;
       case 'rejected':
         entry.status = 'rejected';

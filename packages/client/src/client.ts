@@ -7,8 +7,9 @@ import type { paths } from '@payments/types';
 import { AbortError, ApiError, EdgeError, PaymentsError, ResponseError, TimeoutError, text } from './errors.ts';
 import { operationIds } from './generated/spec-rules.ts';
 import { newIdempotencyKey } from './idempotency.ts';
+import { nextStepAfter, REFUSED } from './next-step.ts';
 import { policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
-import { attemptSignal, parseRetryAfter, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
+import { attemptSignal, parseRetryAfter, realTimer, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime, type SetTimer } from './retry-fetch.ts';
 import { checkBody, checkIdempotencyKey } from './validate.ts';
 
 /** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
@@ -47,11 +48,16 @@ export type LogEvent =
 export interface PaymentsClientOptions {
   apiKey: string;
   baseUrl: string;
-  /** A custom fetch (tests, proxies, instrumentation). It must honour `init.signal` (the attempt's timeout and the caller's abort). */
+  /**
+   * A custom fetch (tests, proxies, instrumentation). It should honour `init.signal` (the attempt's timeout
+   * and the caller's abort) to free its connection; the timeout and the abort end the attempt even if it does not.
+   */
   fetch?: (request: Request, init: { signal: AbortSignal }) => Promise<Response>;
   retry?: RetryOptions;
-  /** Per attempt, not per call. Default 30 s. */
+  /** Per attempt (the answer and its body), not per call. Default 30 s. */
   timeoutMs?: number;
+  /** Injectable timer of the per-attempt timeout: `(ms, onTimeout) => cancel`, e.g. virtual time in tests (pair it with `sleep` and `now`). */
+  setTimer?: SetTimer;
   /** Injectable wait, e.g. virtual time in tests. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Injectable clock for the retry deadline (pair it with `sleep`). */
@@ -70,9 +76,9 @@ const inBrowser = ({ document, WorkerGlobalScope, importScripts } = globalThis a
 
 export function createPaymentsClient(options: PaymentsClientOptions) {
   if (inBrowser() && !options.dangerouslyAllowBrowser) {
-    throw new PaymentsError('API keys are server-only (see dangerouslyAllowBrowser)', false);
+    throw new PaymentsError('API keys are server-only (see dangerouslyAllowBrowser)', REFUSED);
   }
-  if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', false);
+  if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', REFUSED);
   const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
   const baseFetch = options.fetch ?? ((request: Request, init?: { signal: AbortSignal }) => globalThis.fetch(request, init));
   const log = options.logger;
@@ -82,6 +88,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     now: options.now ?? Date.now,
     random: options.random ?? Math.random,
     timeoutMs: options.timeoutMs ?? 30_000,
+    setTimer: options.setTimer ?? realTimer,
     onRetry: (event) => {
       options.onRetry?.(event);
       log?.({ event: 'retry', ...event });
@@ -104,7 +111,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     const body = rest.body === undefined ? undefined : checkBody(operationId, rest.body, context);
     if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
     // Every field from the start: one object shape for every call.
-    const state: CallState = { caller, attempt: attemptSignal(runtime.timeoutMs, caller), bodyText: undefined, status: undefined };
+    const state: CallState = { caller, attempt: attemptSignal(runtime, caller), bodyText: undefined, status: undefined, abandon: undefined };
     let policy = policies.get(operationId);
     if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
     const fetch = retryingFetch(runtime, policy, context, state);
@@ -117,7 +124,13 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
         request.body = body;
         request.bodySerializer = (value: unknown) => (state.bodyText = JSON.stringify(value));
       }
-      result = await api.request(method as 'get', path as never, request as never);
+      const answered = api.request(method as 'get', path as never, request as never);
+      // The body is read under the last attempt's timeout and the caller's signal even when the fetch's
+      // Response ignores them: that attempt's signal calls `abandon` when it aborts.
+      result = await new Promise<Awaited<typeof answered>>((resolve, reject) => {
+        state.abandon = reject;
+        answered.then(resolve, reject);
+      });
       if (!result.response.ok) throw toError(result.response, result.error, context, runtime.now());
     } catch (raw) {
       // Raised while openapi-fetch read the body of the answer the loop returned (timeout, abort, not JSON):
@@ -148,16 +161,12 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
 
 export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
 
-/** `retryable` follows the spec, not the caller's policy: a status the caller chose not to retry may still succeed later. */
+/** The next step follows the spec, not the caller's policy: a status the caller chose not to retry may still succeed later. */
 function toError(response: Response, body: unknown, context: CallContext, now: number): PaymentsError {
   const { status } = response;
   const json = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
-  const code = text(json?.code);
-  const mode = retryMode(specRetryOnFor(context.operationId), status, code);
-  if (mode === 'backoff' && !json) return new EdgeError(status, context);
-  // A 5xx leaves the outcome unknown (section 7; never a new key), unless the catalog calls its code not
-  // retryable (configuration). A 4xx is a refusal, unless the spec retries it (a rate limit).
-  const retryable = status >= 500 ? mode !== false : Boolean(mode);
+  if (!json && retryMode(specRetryOnFor(context.operationId), status, undefined) === 'backoff') return new EdgeError(status, context);
+  const code = text(json?.code) ?? `http_${status}`;
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
-  return new ApiError(status, json, retryable, { ...context, retryAfter: retryAfterMs && retryAfterMs / 1000 });
+  return new ApiError(status, code, json, nextStepAfter(context.operationId, status, code), { ...context, retryAfterMs });
 }

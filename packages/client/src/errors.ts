@@ -2,6 +2,7 @@
 // resume the same payment with it) and how many attempts were sent. No error holds the request, its
 // headers or the API key: they are never enumerable, never in a message, never in JSON.
 import type { ErrorCode, OperationId } from '@payments/types';
+import { OUTCOME_UNKNOWN, REFUSED, type NextStep } from './next-step.ts';
 
 /** The codes the spec gives each operation; `CodeOf<Op>` also takes a union of operations. */
 type Codes = { [Op in OperationId]: ErrorCode<Op> };
@@ -23,12 +24,24 @@ export class PaymentsError extends Error {
   declare idempotencyKey: string | undefined;
   /** Requests sent for this call (0 when it was refused before sending). */
   declare attempts: number;
-  /** Whether repeating the same request later, with the same key, may succeed. */
-  declare retryable: boolean;
+  /**
+   * May this same request be sent again, later, with the same `idempotencyKey`? The service answers a
+   * replay with the original result, so this is how an unknown outcome is learnt. False when the same
+   * request would only be refused again.
+   */
+  declare mayRetrySameKey: boolean;
+  /**
+   * Can a new attempt start under a NEW key without paying twice? True only when the provider says nothing
+   * happened under this key (a refusal, or nothing sent). False when the outcome is unknown (a 5xx, the
+   * edge's 502/504, a timeout, a dropped connection), while the attempt is pending review, and on an
+   * idempotency conflict (the key already paid another request).
+   */
+  declare newKeySafe: boolean;
 
-  constructor(message: string, retryable: boolean, context: ErrorContext = {}, options?: { cause?: unknown }) {
+  constructor(message: string, next: NextStep, context: ErrorContext = {}, options?: { cause?: unknown }) {
     super(message, options);
-    this.retryable = retryable;
+    this.mayRetrySameKey = next.mayRetrySameKey;
+    this.newKeySafe = next.newKeySafe;
     this.operationId = context.operationId;
     this.idempotencyKey = context.idempotencyKey;
     this.attempts = context.attempts ?? 0;
@@ -51,20 +64,21 @@ export class ApiError<Op extends OperationId = OperationId> extends PaymentsErro
   /** Machine-readable code: one the spec gives the operation, or one it does not know yet (passed through as it came). */
   declare code: CodeOf<Op> | (string & {});
   declare requestId: string | undefined;
-  /** Seconds from a Retry-After header, when the response had one. */
-  declare retryAfter: number | undefined;
+  /** The response's Retry-After (seconds or an HTTP date), in milliseconds like every option; undefined without one. */
+  declare retryAfterMs: number | undefined;
 
   constructor(
     status: number,
-    body: { error?: unknown; code?: unknown; requestId?: unknown } | undefined,
-    retryable: boolean,
-    context: ErrorContext & { retryAfter?: number | undefined },
+    code: string,
+    body: { error?: unknown; requestId?: unknown } | undefined,
+    next: NextStep,
+    context: ErrorContext & { retryAfterMs?: number | undefined },
   ) {
-    super(text(body?.error) ?? `HTTP ${status}`, retryable, context);
+    super(text(body?.error) ?? `HTTP ${status}`, next, context);
     this.status = status;
-    this.code = text(body?.code) ?? `http_${status}`;
+    this.code = code;
     this.requestId = text(body?.requestId);
-    this.retryAfter = context.retryAfter;
+    this.retryAfterMs = context.retryAfterMs;
   }
 }
 
@@ -83,7 +97,7 @@ export class EdgeError extends PaymentsError {
   override name = 'EdgeError';
   declare status: number;
   constructor(status: number, context: ErrorContext) {
-    super(`HTTP ${status} from the edge: outcome unknown, retry with the same Idempotency-Key`, true, context);
+    super(`HTTP ${status} from the edge: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context);
     this.status = status;
   }
 }
@@ -92,7 +106,7 @@ export class EdgeError extends PaymentsError {
 export class TimeoutError extends PaymentsError {
   override name = 'TimeoutError';
   constructor(timeoutMs: number, context: ErrorContext) {
-    super(`no response in ${timeoutMs} ms: outcome unknown, retry with the same Idempotency-Key`, true, context);
+    super(`no response in ${timeoutMs} ms: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context);
   }
 }
 
@@ -100,7 +114,7 @@ export class TimeoutError extends PaymentsError {
 export class NetworkError extends PaymentsError {
   override name = 'NetworkError';
   constructor(cause: unknown, context: ErrorContext) {
-    super(`network error: outcome unknown, retry with the same Idempotency-Key`, true, context, { cause });
+    super(`network error: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context, { cause });
   }
 }
 
@@ -109,7 +123,7 @@ export class ResponseError extends PaymentsError {
   override name = 'ResponseError';
   declare status: number;
   constructor(status: number, cause: unknown, context: ErrorContext) {
-    super(`HTTP ${status} unreadable: outcome unknown, retry with the same Idempotency-Key`, true, context, { cause });
+    super(`HTTP ${status} unreadable: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context, { cause });
     this.status = status;
   }
 }
@@ -118,7 +132,8 @@ export class ResponseError extends PaymentsError {
 export class AbortError extends PaymentsError {
   override name = 'AbortError';
   constructor(context: ErrorContext) {
-    super('aborted: if a request was sent, retry with the same Idempotency-Key', true, context);
+    // Before the first attempt nothing was sent: a new key is safe then, and only then.
+    super('aborted: if a request was sent, retry with the same Idempotency-Key', context.attempts ? OUTCOME_UNKNOWN : { mayRetrySameKey: true, newKeySafe: true }, context);
   }
 }
 
@@ -129,7 +144,7 @@ export class ValidationError extends PaymentsError {
   declare code: string;
   declare field: string | undefined;
   constructor(code: string, message: string, field: string | undefined, context: ErrorContext) {
-    super(message, false, context);
+    super(message, REFUSED, context);
     this.code = code;
     this.field = field;
   }

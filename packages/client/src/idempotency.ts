@@ -10,14 +10,18 @@ export function newIdempotencyKey(): string {
 }
 
 /**
- * UUIDv5 of `operation:stableId` in `namespace` (RFC 9562, SHA-1 via Web Crypto, so it runs on Node, Deno,
- * Bun and edge runtimes). Use the id of the thing being paid (`invoice-42`), never a hash of the payload.
+ * UUIDv5 (RFC 9562, SHA-1 via Web Crypto, so it runs on Node, Deno, Bun and edge runtimes) in `namespace`
+ * of the name `<length of operation>:<operation>:<stableId>`, the length in UTF-8 bytes, so that no two
+ * pairs share a name (`createTransfer`, `a:b` and `createTransfer:a`, `b` did before 1.0). Use the id of
+ * the thing being paid (`invoice-42`), never a hash of the payload.
  */
 export async function deriveIdempotencyKey(operation: string, stableId: string, namespace = KEY_NAMESPACE): Promise<string> {
-  if (!stableId) throw new TypeError('empty stable id');
+  if (!operation || !stableId) throw new TypeError('deriveIdempotencyKey: empty operation or stable id');
   const ns = namespace.replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace: not a UUID');
-  const data = new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...new TextEncoder().encode(`${operation}:${stableId}`)]);
+  const encoder = new TextEncoder();
+  const name = encoder.encode(`${encoder.encode(operation).length}:${operation}:${stableId}`);
+  const data = new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...name]);
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', data));
   hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
   hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant

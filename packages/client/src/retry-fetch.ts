@@ -30,8 +30,21 @@ export interface Runtime {
   now: () => number;
   random: () => number;
   timeoutMs: number;
+  setTimer: SetTimer;
   onRetry: ((event: RetryEvent) => void) | undefined;
 }
+
+/** Starts a timer and returns its cancel: the per-attempt timeout's clock (virtual in tests). */
+export type SetTimer = (ms: number, onTimeout: () => void) => () => void;
+
+/**
+ * The default timer. Not unref'd: it guards a call in flight, and a process with nothing else to do must
+ * wait for the call's end (a stalled fetch may hold no other handle).
+ */
+export const realTimer: SetTimer = (ms, onTimeout) => {
+  const timer = setTimeout(onTimeout, ms);
+  return () => clearTimeout(timer);
+};
 
 /** An abortable setTimeout; the default `sleep`. Its timer is not unref'd either: the caller awaits the call. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -64,13 +77,16 @@ async function inspect(response: Response, now: number): Promise<Attempt> {
 }
 
 /**
- * One attempt's signal: aborts on the caller's signal or after `timeoutMs`. A plain timer and listener,
- * released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until the
- * timeout fires, 30 s later). The timer is not unref'd: it guards a call in flight, and a process with
- * nothing else to do must wait for the call's end (a stalled fetch may hold no other handle).
+ * One attempt's signal: aborts after `timeoutMs` or when the caller's signal aborts. A plain timer and
+ * listener, released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until
+ * the timeout fires, 30 s later). On abort it also calls `interrupt`, the reject of whatever waits on the
+ * attempt (its fetch, then the reading of its body): a fetch or a body that ignores the signal cannot
+ * outlive the attempt. (A hook rather than a second abort listener: fewer objects per call. Keep this a
+ * plain object: a getter in it made every call measurably slower, bench/client.)
  */
 export interface AttemptSignal {
   signal: AbortSignal;
+  interrupt: ((reason: unknown) => void) | undefined;
   dispose(): void;
 }
 
@@ -78,18 +94,25 @@ export interface AttemptSignal {
 const TIMEOUT = new DOMException('timeout', 'TimeoutError');
 export const timedOut = (attempt: AttemptSignal) => attempt.signal.reason === TIMEOUT;
 
-export function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined): AttemptSignal {
+export function attemptSignal(runtime: Runtime, caller: AbortSignal | undefined): AttemptSignal {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(caller?.reason);
-  const timer = setTimeout(() => controller.abort(TIMEOUT), timeoutMs);
-  caller?.addEventListener('abort', onAbort); // removed by dispose(), which every call ends with
-  return {
+  const abort = (reason: unknown) => {
+    if (controller.signal.aborted) return; // the first end wins (the timer and the caller may both fire)
+    controller.abort(reason);
+    attempt.interrupt?.(reason);
+  };
+  const onCallerAbort = () => abort(caller!.reason);
+  const cancelTimer = runtime.setTimer(runtime.timeoutMs, () => abort(TIMEOUT));
+  caller?.addEventListener('abort', onCallerAbort); // removed by dispose(), which every call ends with
+  const attempt: AttemptSignal = {
     signal: controller.signal,
+    interrupt: undefined,
     dispose() {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      cancelTimer();
+      caller?.removeEventListener('abort', onCallerAbort);
     },
   };
+  return attempt;
 }
 
 export interface CallState {
@@ -104,6 +127,8 @@ export interface CallState {
   bodyText: string | undefined;
   /** Set when a response is handed to openapi-fetch: its body is then read under `attempt`. */
   status: number | undefined;
+  /** Ends the call with a reason: the reject of the call's wait on openapi-fetch, the attempt's `interrupt` while the body is read. */
+  abandon: ((reason: unknown) => void) | undefined;
 }
 
 /** A `fetch` for one call: retries per `policy`, counting attempts into `context`. */
@@ -120,9 +145,17 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
       let outcome: Attempt;
       let failure: unknown;
       try {
-        response = await runtime.fetch(toSend, { signal: attempt.signal });
+        response = await new Promise<Response>((resolve, reject) => {
+          attempt.interrupt = reject; // the attempt's end, even if the fetch ignores its signal
+          runtime.fetch(toSend, { signal: attempt.signal }).then((late) => {
+            if (attempt.signal.aborted) late.body?.cancel().catch(() => {}); // too late: free its connection
+            resolve(late);
+          }, reject);
+        });
         if (response.ok) {
-          state.status = response.status; // the common case: an answer, nothing to decide
+          // The common case: an answer, nothing to decide. The attempt now guards the body openapi-fetch reads.
+          state.status = response.status;
+          attempt.interrupt = state.abandon; // set: the call waits on openapi-fetch since before this fetch
           return response;
         }
         outcome = await inspect(response, runtime.now());
@@ -137,6 +170,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
       if (final) {
         if (response) {
           state.status = response.status; // the attempt still guards the body openapi-fetch is about to read
+          attempt.interrupt = state.abandon;
           return response;
         }
         throw outcome.kind === 'timeout' ? new TimeoutError(runtime.timeoutMs, context) : new NetworkError(failure, context);
@@ -154,7 +188,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
         if (!caller?.aborted) throw err;
       });
       if (caller?.aborted) throw new AbortError(context);
-      state.attempt = attemptSignal(runtime.timeoutMs, caller);
+      state.attempt = attemptSignal(runtime, caller);
       // Same URL, method and headers (so the same Idempotency-Key) as the first attempt, by construction.
       if (state.bodyText !== undefined) toSend = new Request(request, { body: state.bodyText });
     }

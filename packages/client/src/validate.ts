@@ -15,9 +15,25 @@ const compiled = new Map<string, RegExp>();
 /** The spec's patterns, compiled once: this runs on every call. */
 const regex = (pattern: string) => compiled.get(pattern) ?? compiled.set(pattern, new RegExp(pattern)).get(pattern)!;
 
-export function checkIdempotencyKey(operationId: string | undefined, key: string, context: ErrorContext): void {
+/**
+ * What an HTTP header carries exactly as given (RFC 9110 §5.5), whatever the spec allows: visible ASCII,
+ * spaces inside only. Headers would trim outer whitespace (so the key sent would differ from the key
+ * kept), throw on a newline, and send other characters in an encoding the server may read differently.
+ */
+const HEADER_EXACT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** Refuses a key the operation's spec schema rejects, or one HTTP would not carry unchanged: the key reported is the key sent. */
+export function checkIdempotencyKey(operationId: string | undefined, key: unknown, context: ErrorContext): void {
   const rule = (idempotencyKeyRules as Record<string, string>)[operationId!];
-  if (rule && !regex(rule).test(key)) throw new ValidationError(BAD_KEY, `Idempotency-Key must match /${rule}/`, 'Idempotency-Key', context);
+  const problem =
+    typeof key !== 'string'
+      ? 'must be a string'
+      : rule && !regex(rule).test(key)
+        ? `must match /${rule}/`
+        : !HEADER_EXACT.test(key)
+          ? 'must be printable ASCII, without outer spaces'
+          : undefined;
+  if (problem) throw new ValidationError(BAD_KEY, `Idempotency-Key ${problem}`, 'Idempotency-Key', context);
 }
 
 /**

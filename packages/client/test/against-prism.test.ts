@@ -1,5 +1,5 @@
 // The client against the Prism mock of the bundled spec: every documented error example comes back as the
-// right error (status, code, retryable as the catalog says), retryable ones are retried with one key, the
+// right error (status, code, and the next steps as the catalog says), retryable ones are retried with one key, the
 // edge's 502/504 become EdgeError, and every operation's success is returned as data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deref, edgeStatuses, errorCatalog, isObject, loadSpec, operations, type JsonObject } from '@payments/spec';
@@ -64,7 +64,16 @@ describe('the client against Prism', () => {
   it.each(catalog.map((e) => [e.operationId, e.status, e.code, e] as const))('%s %i %s', async (operationId, status, code, entry) => {
     const { error, keys } = await call(operationId, `code=${status}, example=${code}`);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status, code, retryable: entry.retryable, operationId });
+    // The key already started something (sections 3 and 7): never a new key; pending review is asked again with the same one.
+    const keyInUse = code === 'banking_transfer_attempt_pending_review' || code === 'banking_transfer_idempotency_conflict';
+    expect(error).toMatchObject({
+      status,
+      code,
+      operationId,
+      mayRetrySameKey: entry.retryable || code === 'banking_transfer_attempt_pending_review',
+      // Nothing happened: a 4xx refusal, or a 5xx the catalog calls definite (not x-retryable).
+      newKeySafe: !keyInUse && (status < 500 || !entry.retryable),
+    });
     expect((error as ApiError).requestId).toBe(entry.example.requestId);
     const expectedAttempts = entry.retryable ? 3 : 1;
     expect((error as ApiError).attempts).toBe(expectedAttempts);
@@ -76,7 +85,7 @@ describe('the client against Prism', () => {
   it.each(edgeStatuses(doc).map((e) => [e.operationId, e.status] as const))('%s %i from the edge → EdgeError after retries, one key', async (operationId, status) => {
     const { error, keys } = await call(operationId, `code=${status}`);
     expect(error).toBeInstanceOf(EdgeError);
-    expect(error).toMatchObject({ status, retryable: true, attempts: 3 });
+    expect(error).toMatchObject({ status, mayRetrySameKey: true, newKeySafe: false, attempts: 3 });
     expect(new Set(keys).size).toBe(1);
   });
 

@@ -60,7 +60,7 @@ describe('outcome unknown: retried with the same key', () => {
     const { server, client } = setup([{ status: 504 }], { retry: { maxAttempts: 3 } });
     const err = await failure(sendTransfer(client));
     expect(err).toBeInstanceOf(EdgeError);
-    expect(err).toMatchObject({ status: 504, retryable: true, attempts: 3, idempotencyKey: 'order-1:transfer' });
+    expect(err).toMatchObject({ status: 504, mayRetrySameKey: true, newKeySafe: false, attempts: 3, idempotencyKey: 'order-1:transfer' });
     expect(new Set(server.keys()).size).toBe(1);
   });
 
@@ -70,7 +70,7 @@ describe('outcome unknown: retried with the same key', () => {
     const slow = setup(['hang'], { retry: { maxAttempts: 2 }, timeoutMs: 20 });
     const err = await failure(sendTransfer(slow.client));
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ attempts: 2, idempotencyKey: 'order-1:transfer', retryable: true });
+    expect(err).toMatchObject({ attempts: 2, idempotencyKey: 'order-1:transfer', mayRetrySameKey: true, newKeySafe: false });
   });
 });
 
@@ -110,7 +110,7 @@ describe('transfer creation after a temporary 503 (the retry-outcome table)', ()
   it('another 503 until the deadline → unresolved, same key on every attempt, waits within the deadline', async () => {
     const { server, client } = setup([unavailable], { retry: { operations: { createTransfer: { deadlineMs: 10 * 60_000, maxAttempts: 100 } } } });
     const err = await failure(sendTransfer(client));
-    expect(err).toMatchObject({ status: 503, code: 'temporarily_unavailable', retryable: true });
+    expect(err).toMatchObject({ status: 503, code: 'temporarily_unavailable', mayRetrySameKey: true, newKeySafe: false });
     expect(classifyTransfer(err).kind).toBe('unresolved');
     expect(new Set(server.keys())).toEqual(new Set(['order-1:transfer']));
     expect(server.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 * 60_000);
@@ -135,7 +135,7 @@ describe('transfer creation after a temporary 503 (the retry-outcome table)', ()
     const { server, client } = setup([{ status: 503, text: 'Service Unavailable' }], { retry: { operations: { createTransfer: { maxAttempts: 3 } } } });
     const err = await failure(sendTransfer(client));
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 503, retryable: true, attempts: 3, idempotencyKey: 'order-1:transfer' });
+    expect(err).toMatchObject({ status: 503, mayRetrySameKey: true, newKeySafe: false, attempts: 3, idempotencyKey: 'order-1:transfer' });
     expect(server.sleeps.every((ms) => ms >= 60_000)).toBe(true);
     expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
   });
@@ -143,7 +143,7 @@ describe('transfer creation after a temporary 503 (the retry-outcome table)', ()
   it('a 503 with a code the catalog does not know → retried, then unresolved (never "rejected": a new key could pay twice)', async () => {
     const { server, client } = setup([{ status: 503, json: errorBody('bank_core_maintenance') }], { retry: { operations: { createTransfer: { maxAttempts: 2 } } } });
     const err = await failure(sendTransfer(client));
-    expect(err).toMatchObject({ status: 503, code: 'bank_core_maintenance', retryable: true, attempts: 2 });
+    expect(err).toMatchObject({ status: 503, code: 'bank_core_maintenance', mayRetrySameKey: true, newKeySafe: false, attempts: 2 });
     expect(server.sleeps[0]).toBeGreaterThanOrEqual(60_000);
     expect(classifyTransfer(err).kind).toBe('unresolved');
   });
@@ -165,7 +165,7 @@ describe('other 5xx: the outcome is unknown (section 7), so never "rejected"', (
     const { server, client } = setup([reply]);
     const err = await failure(sendTransfer(client));
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ retryable: true, attempts: 1, idempotencyKey: 'order-1:transfer' });
+    expect(err).toMatchObject({ mayRetrySameKey: true, newKeySafe: false, attempts: 1, idempotencyKey: 'order-1:transfer' });
     expect(server.sent).toHaveLength(1);
     expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
   });
@@ -173,7 +173,7 @@ describe('other 5xx: the outcome is unknown (section 7), so never "rejected"', (
   it('a 503 code the catalog marks not retryable (configuration) is the one 5xx that is rejected', async () => {
     const { server, client } = setup([{ status: 503, json: errorBody('checkout_pix_not_available') }]);
     const err = await failure(client.POST('/v1/checkout/sessions', { body: { amount: '10.00', paymentMethod: 'pix' }, idempotencyKey: 'cart-1:session' }));
-    expect(err).toMatchObject({ status: 503, retryable: false, attempts: 1 });
+    expect(err).toMatchObject({ status: 503, mayRetrySameKey: false, newKeySafe: true, attempts: 1 });
     expect(server.sent).toHaveLength(1);
     expect(classifyTransfer(err).kind).toBe('rejected');
   });
@@ -187,7 +187,7 @@ describe('what is retried is policy data, overridable per operation', () => {
     const b = setup([{ status: 504 }], { retry: { retryOn: { '504': false } } });
     const err = await failure(sendTransfer(b.client));
     expect(err).toBeInstanceOf(EdgeError); // still the edge, still retryable later with the same key
-    expect(err).toMatchObject({ attempts: 1, retryable: true });
+    expect(err).toMatchObject({ attempts: 1, mayRetrySameKey: true, newKeySafe: false });
   });
 
   it('a code-level entry wins over its status', async () => {
@@ -195,7 +195,7 @@ describe('what is retried is policy data, overridable per operation', () => {
       retry: { operations: { issueCard: { retryOn: { provider_rate_limited: false } } } },
     });
     const err = await failure(client.POST('/v1/cards', { body: {}, idempotencyKey: 'employee-9:card' }));
-    expect(err).toMatchObject({ code: 'provider_rate_limited', attempts: 1, retryable: true, retryAfter: 7 });
+    expect(err).toMatchObject({ code: 'provider_rate_limited', attempts: 1, mayRetrySameKey: true, newKeySafe: false, retryAfterMs: 7_000 });
     expect(server.sleeps).toEqual([]);
   });
 });
@@ -229,27 +229,27 @@ describe('rate limits', () => {
     expect(a.server.sleeps).toEqual([4_000]);
     const b = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': at(900_000) } }]);
     const err = await failure(b.client.GET('/v1/banking/balance'));
-    expect(err).toMatchObject({ status: 429, retryAfter: 900, attempts: 1 });
+    expect(err).toMatchObject({ status: 429, retryAfterMs: 900_000, attempts: 1 });
   });
 
   it('a Retry-After beyond the deadline is not waited: the error says when to come back', async () => {
     const { server, client } = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': '900' } }]);
     const err = await failure(client.GET('/v1/banking/balance'));
-    expect(err).toMatchObject({ status: 429, retryAfter: 900, retryable: true, attempts: 1 });
+    expect(err).toMatchObject({ status: 429, retryAfterMs: 900_000, mayRetrySameKey: true, newKeySafe: true, attempts: 1 });
     expect(server.sleeps).toEqual([]);
   });
 });
 
 describe('definite answers are not retried', () => {
   it.each([
-    ['POST', '/v1/checkout/sessions', 503, 'checkout_pix_not_available', false],
-    ['POST', '/v1/banking/transfers', 409, 'banking_transfer_idempotency_conflict', false],
-    ['POST', '/v1/banking/transfers', 404, 'recipient_not_found', false],
-    ['POST', '/v1/banking/transfers', 422, 'pix_quote_rejected', false],
-    ['POST', '/v1/banking/transfers', 400, 'invalid_request', false],
-    ['POST', '/v1/banking/transfers', 403, 'banking_api_access_not_enabled', false],
-    ['POST', '/v1/banking/transfers', 401, 'invalid_api_key', false],
-  ] as const)('%s %s %i %s → one attempt', async (_method, path, status, code, retryable) => {
+    ['POST', '/v1/checkout/sessions', 503, 'checkout_pix_not_available', true],
+    ['POST', '/v1/banking/transfers', 409, 'banking_transfer_idempotency_conflict', false], // the key paid another request
+    ['POST', '/v1/banking/transfers', 404, 'recipient_not_found', true],
+    ['POST', '/v1/banking/transfers', 422, 'pix_quote_rejected', true],
+    ['POST', '/v1/banking/transfers', 400, 'invalid_request', true],
+    ['POST', '/v1/banking/transfers', 403, 'banking_api_access_not_enabled', true],
+    ['POST', '/v1/banking/transfers', 401, 'invalid_api_key', true],
+  ] as const)('%s %s %i %s → one attempt, not again with this key (new key safe: %s)', async (_method, path, status, code, newKeySafe) => {
     const { server, client } = setup([{ status, json: errorBody(code) }]);
     const init =
       path === '/v1/checkout/sessions'
@@ -257,7 +257,7 @@ describe('definite answers are not retried', () => {
         : { body, idempotencyKey: 'order-1:transfer' };
     const err = await failure(client.POST(path as '/v1/banking/transfers', init as never));
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status, code, retryable, attempts: 1 });
+    expect(err).toMatchObject({ status, code, mayRetrySameKey: false, newKeySafe, attempts: 1 });
     expect(server.sent).toHaveLength(1);
     expect(server.sleeps).toEqual([]);
   });
@@ -265,7 +265,7 @@ describe('definite answers are not retried', () => {
   it('an unknown code is passed through, classified by its status', async () => {
     const { client } = setup([{ status: 409, json: errorBody('some_future_code') }]);
     const err = await failure(sendTransfer(client));
-    expect(err).toMatchObject({ code: 'some_future_code', status: 409, retryable: false });
+    expect(err).toMatchObject({ code: 'some_future_code', status: 409, mayRetrySameKey: false, newKeySafe: true });
     expect(classifyTransfer(err).kind).toBe('rejected');
   });
 });
@@ -277,7 +277,7 @@ describe('a failure while reading the answer is one of our errors, with the key'
     expect(err).toBeInstanceOf(ResponseError);
     expect(err).toBeInstanceOf(PaymentsError);
     expect(err.cause).toBeInstanceOf(SyntaxError);
-    expect(err).toMatchObject({ status: 201, idempotencyKey: 'order-1:transfer', attempts: 1, retryable: true, operationId: 'createTransfer' });
+    expect(err).toMatchObject({ status: 201, idempotencyKey: 'order-1:transfer', attempts: 1, mayRetrySameKey: true, newKeySafe: false, operationId: 'createTransfer' });
     expect(classifyTransfer(err)).toMatchObject({ kind: 'unresolved', idempotencyKey: 'order-1:transfer' });
   });
 
@@ -285,7 +285,7 @@ describe('a failure while reading the answer is one of our errors, with the key'
     const { client } = setup([{ stall: 201 }], { timeoutMs: 30 });
     const err = await failure(sendTransfer(client));
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ idempotencyKey: 'order-1:transfer', attempts: 1, retryable: true });
+    expect(err).toMatchObject({ idempotencyKey: 'order-1:transfer', attempts: 1, mayRetrySameKey: true, newKeySafe: false });
     expect(classifyTransfer(err).kind).toBe('unresolved');
   });
 

@@ -1,13 +1,17 @@
 // A scripted fake server for the client's tests: each request gets the next scripted reply, and every
 // request is recorded (method, path, headers, body), so a test can assert which attempt carried which key.
-// Time is virtual: `sleep` records the wait and advances `now`, so the 60-second waits take microseconds.
+// Time is virtual: `sleep` records the wait and advances `now`, so the 60-second waits take microseconds;
+// `setTimer` is a virtual per-attempt timer: while a reply hangs, the clock jumps to the next timer and fires it.
 
 export type Reply =
   | { status: number; json?: unknown; text?: string; headers?: Record<string, string> }
   | 'network-error'
+  /** No answer until the attempt's signal aborts (then rejected with its reason, as undici does). */
   | 'hang'
-  /** Headers of a 2xx at once, then a body that never ends (errored when the attempt's signal aborts, as undici does). */
-  | { stall: number };
+  /** No answer ever, whatever the signal: a custom fetch that ignores `init.signal`. */
+  | 'hang-deaf'
+  /** Headers at once, then a body that never ends (errored when the attempt's signal aborts, unless `deaf`). */
+  | { stall: number; deaf?: boolean };
 
 export interface Sent {
   method: string;
@@ -21,6 +25,16 @@ export function scriptedServer(script: Reply[]) {
   let offset = 0; // where the current script started (see `load`)
   const sleeps: number[] = [];
   let now = 0;
+  const timers = new Set<{ at: number; fire: () => void }>();
+  /** Time passes while a reply hangs: jump to the earliest virtual timer and fire it (after the client's current turn). */
+  const passTime = () =>
+    setImmediate(() => {
+      const next = [...timers].sort((a, b) => a.at - b.at)[0];
+      if (!next) return;
+      timers.delete(next);
+      now = Math.max(now, next.at);
+      next.fire();
+    });
   const fetch = async (request: Request, init?: { signal: AbortSignal }): Promise<Response> => {
     const signal = init?.signal ?? request.signal;
     const text = await request.text();
@@ -32,15 +46,17 @@ export function scriptedServer(script: Reply[]) {
     });
     const reply = script[Math.min(sent.length - 1 - offset, script.length - 1)]!;
     if (reply === 'network-error') throw new TypeError('fetch failed');
-    if (reply === 'hang') {
+    if (reply === 'hang' || reply === 'hang-deaf') {
+      passTime();
       return new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        if (reply === 'hang') signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
     }
     if ('stall' in reply) {
+      passTime();
       const stalled = new ReadableStream({
         start(controller) {
-          signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+          if (!reply.deaf) signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
         },
       });
       return new Response(stalled, { status: reply.stall, headers: { 'content-type': 'application/json' } });
@@ -58,6 +74,11 @@ export function scriptedServer(script: Reply[]) {
       now += ms;
     },
     now: () => now,
+    setTimer: (ms: number, fire: () => void) => {
+      const timer = { at: now + ms, fire };
+      timers.add(timer);
+      return () => timers.delete(timer);
+    },
     /** The replies for the next call (the requests already sent stay recorded). */
     load(next: Reply[]) {
       script = next;

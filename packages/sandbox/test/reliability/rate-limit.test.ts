@@ -83,7 +83,7 @@ it('the client honours Retry-After: it waits exactly that long (virtual time), t
   // A read's retry deadline (2 min by default) is shorter than the 800 s asked: not waited, the error says when.
   const read = await client.GET('/v1/banking/balance').catch((err: unknown) => err);
   expect(read).toBeInstanceOf(ApiError);
-  expect(read).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: RETRY_AFTER_S, attempts: 1 });
+  expect(read).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfterMs: RETRY_AFTER_S * 1000, attempts: 1 });
   expect(sleeps).toEqual([]);
 
   // A transfer (30 min deadline) waits it out, with the key of the refused request, and is created once.

@@ -1,0 +1,292 @@
+// The client-rules audit (issue 13, deliver 3): one organization's journal in, the provider's rules the
+// client broke out, each with the rule (section and words), the requests as evidence and what the client
+// should have done. A pure function: no clock, no store, no I/O.
+//
+// Two requests are "the same payment" when their identities are equal (journal.ts): a new key for the
+// same payment is judged against what the previous key's last answer said. Known limit, by design of the
+// identity: two genuinely different payments with equal identities (the same amount to the same recipient)
+// sent while the first one's outcome is unknown look like one payment under two keys.
+import type { JournalEntry } from './journal.ts';
+import { definite5xxWords, PROVIDER, type AuditRules, type OperationRules, type ProviderRule } from './rules.ts';
+
+export type FindingKind =
+  /** A new key for the same payment while the previous key's outcome was unknown (503/5xx, the edge's 502/504, no answer). */
+  | 'new_key_after_unknown_outcome'
+  /** The same payment retried sooner than the spec's minimum after a temporary 503 (x-retry). */
+  | 'retry_before_minimum_delay'
+  /** Waits that do not grow over consecutive temporary 503s of one payment. */
+  | 'delays_not_growing'
+  /** The same payment retried before the Retry-After of an answer that requires waiting it. */
+  | 'retry_before_retry_after'
+  /** A new key for a payment whose attempt is pending review. */
+  | 'new_key_while_pending_review'
+  /** One key sent with two different payment identities. */
+  | 'key_reused_for_other_payment'
+  /** A payment sent again after a definite refusal, and refused the same way again. */
+  | 'retried_definite_answer'
+  /** A POST without the Idempotency-Key its operation requires. */
+  | 'post_without_key'
+  /** A request the spec's request schemas reject (the key or the body). */
+  | 'request_breaks_schema';
+
+/** One request of the evidence, as the journal has it (time as ISO 8601). */
+export interface Evidence {
+  at: string;
+  operationId: string;
+  idempotencyKey: string | null;
+  status: number | null;
+  code: string | null;
+  fault: string | null;
+  answered: boolean;
+}
+
+export interface Finding {
+  kind: FindingKind;
+  /** The provider's rule broken; `spec` adds where the spec says it, when the check reads the spec. */
+  rule: ProviderRule & { spec?: string };
+  /** What happened, with the numbers. */
+  detail: string;
+  /** The requests that show it, in time order. */
+  evidence: Evidence[];
+  /** What the client should have done. */
+  shouldHave: string;
+}
+
+type Outcome =
+  | { kind: 'unknown'; cause: 'no answer' | 'edge' | '5xx' }
+  | { kind: 'pending_review' | 'resolved' | 'closed' | 'rate_limited' }
+  | { kind: 'refused'; code: string };
+
+/** A transfer in one of these statuses closes its attempt: a new payment attempt takes a new key (section 3). */
+const CLOSED = new Set(['failed', 'cancelled']);
+
+/** What an answer told the client about its payment. */
+function outcomeOf(entry: JournalEntry, op: OperationRules, rules: AuditRules): Outcome {
+  const { status, code } = entry;
+  if (!entry.answered || status === null) return { kind: 'unknown', cause: 'no answer' };
+  if (status < 300) return { kind: entry.resourceStatus !== null && CLOSED.has(entry.resourceStatus) ? 'closed' : 'resolved' };
+  if (code === null && op.edgeStatuses.has(status)) return { kind: 'unknown', cause: 'edge' };
+  if (code === rules.pendingReviewCode) return { kind: 'pending_review' };
+  const known = code === null ? undefined : op.codes.get(code);
+  // A 5xx leaves the outcome unknown (section 7), unless the catalog calls its code definite (not x-retryable).
+  if (status >= 500) return known && !known.retryable ? { kind: 'refused', code: code! } : { kind: 'unknown', cause: '5xx' };
+  // A 4xx is a refusal ("request rejected"), unless the spec retries it (a rate limit).
+  return known?.retryable ? { kind: 'rate_limited' } : { kind: 'refused', code: code ?? `http_${status}` };
+}
+
+const evidence = (e: JournalEntry): Evidence => ({
+  at: new Date(e.at).toISOString(),
+  operationId: e.operationId,
+  idempotencyKey: e.idempotencyKey,
+  status: e.status,
+  code: e.code,
+  fault: e.fault,
+  answered: e.answered,
+});
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+const answerOf = (e: JournalEntry) => (!e.answered ? 'no answer' : e.status === null ? 'nothing' : `${e.status}${e.code ? ` ${e.code}` : ''}`);
+
+/** One payment's history: its last request, and the run of waits after consecutive temporary failures. */
+interface PaymentState {
+  last: JournalEntry;
+  /** Keys of this payment, the latest last. */
+  lastKey: string;
+  run: { entries: JournalEntry[]; waits: number[] };
+}
+interface KeyState {
+  first: JournalEntry;
+  last: JournalEntry;
+}
+
+export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules): Finding[] {
+  const findings: { at: number; finding: Finding }[] = [];
+  const report = (at: number, finding: Finding) => findings.push({ at, finding });
+  const keys = new Map<string, KeyState>();
+  const payments = new Map<string, PaymentState>();
+  const refusals = new Map<string, { code: string; entries: JournalEntry[] }>(); // by payment
+  const ordered = entries.map((entry, index) => ({ entry, index })).sort((a, b) => a.entry.at - b.entry.at || a.index - b.index);
+
+  for (const { entry: e, index } of ordered) {
+    const op = rules.operations.get(e.operationId);
+    if (!op || op.method !== 'POST') continue; // the rules below are about requests that create something
+    checkSchema(e, op, report);
+    if (e.idempotencyKey === null && op.keyRequired) {
+      report(e.at, {
+        kind: 'post_without_key',
+        rule: PROVIDER.keyRequired,
+        detail: `${op.method} ${op.path} sent without an Idempotency-Key`,
+        evidence: [evidence(e)],
+        shouldHave: 'Send an Idempotency-Key with every POST, derived from your own stable id for the operation, and the same one on every retry.',
+      });
+    }
+    // A request without a key is a key of its own: nothing can ever be replayed to it.
+    const keyId = `${e.operationId}\n${e.idempotencyKey ?? `(none #${index})`}`;
+    const paymentId = `${e.operationId}\n${e.identity}`;
+    const key = keys.get(keyId);
+    const payment = payments.get(paymentId);
+
+    if (key && key.first.identity !== e.identity) {
+      report(e.at, keyReused(key.first, e));
+    } else {
+      if (!key && payment) checkNewKey(keys.get(payment.lastKey)!, e, op, rules, report);
+      if (payment) checkWaits(payment, e, op, rules, report);
+      trackRefusals(refusals, paymentId, e, op, rules);
+    }
+
+    if (key) key.last = e;
+    else keys.set(keyId, { first: e, last: e });
+    if (!key || key.first.identity === e.identity) {
+      if (payment) {
+        payment.last = e;
+        payment.lastKey = keyId;
+      } else payments.set(paymentId, { last: e, lastKey: keyId, run: { entries: [], waits: [] } });
+    }
+  }
+  for (const payment of payments.values()) {
+    const op = rules.operations.get(payment.last.operationId)!;
+    if (payment.run.waits.length) endRun(payment, op, report); // runs the journal ends in
+  }
+
+  for (const { code, entries: repeated } of refusals.values()) {
+    if (repeated.length < 2) continue;
+    const op = rules.operations.get(repeated[0]!.operationId)!;
+    const known = op.codes.get(code);
+    const words = ((repeated[0]!.status ?? 0) >= 500 && definite5xxWords(code)) || PROVIDER.refusals;
+    report(repeated[1]!.at, {
+      kind: 'retried_definite_answer',
+      rule: { ...words, spec: known ? `error catalog: ${code}, x-retryable: false` : `status ${repeated[0]!.status} (a refusal)` },
+      detail: `the same payment was sent ${repeated.length} times and refused ${repeated.length} times with ${code}`,
+      evidence: repeated.map(evidence),
+      shouldHave: `Not repeat it: ${known?.action || 'the answer is definite; fix the request or the account, then send a corrected request under a new key'}`,
+    });
+  }
+  return findings.sort((a, b) => a.at - b.at).map((f) => f.finding);
+}
+
+function checkSchema(e: JournalEntry, op: OperationRules, report: (at: number, f: Finding) => void): void {
+  if (e.idempotencyKey !== null && op.validateKey && !op.validateKey(e.idempotencyKey)) {
+    report(e.at, {
+      kind: 'request_breaks_schema',
+      rule: { ...(op.path.startsWith('/v1/checkout/') ? PROVIDER.checkoutKey : PROVIDER.keyRequired), spec: `${op.operationId}: Idempotency-Key parameter schema` },
+      detail: `Idempotency-Key ${JSON.stringify(e.idempotencyKey)}: ${ajvText(op.validateKey)}`,
+      evidence: [evidence(e)],
+      shouldHave: "Send a key the operation's schema accepts (the spec's Idempotency-Key parameter).",
+    });
+  }
+  if (e.body !== undefined && op.validateBody && !op.validateBody(e.body)) {
+    report(e.at, {
+      kind: 'request_breaks_schema',
+      rule: { ...PROVIDER.bodies, spec: `${op.operationId}: request body ${op.bodyPointer}` },
+      detail: `body: ${ajvText(op.validateBody)}`,
+      evidence: [evidence(e)],
+      shouldHave: 'Send a body the spec’s request schema accepts (validate it before sending).',
+    });
+  }
+}
+
+const ajvText = (validate: { errors?: { instancePath: string; message?: string }[] | null }) =>
+  (validate.errors ?? [])
+    .slice(0, 3)
+    .map((err) => `${err.instancePath || '(root)'} ${err.message ?? 'is invalid'}`)
+    .join('; ');
+
+function keyReused(first: JournalEntry, e: JournalEntry): Finding {
+  const rule = e.operationId === 'createCheckoutSession' ? PROVIDER.checkoutIdentity : e.operationId === 'createTransfer' ? PROVIDER.keyIsOnePayment : PROVIDER.sameKeyAfterTimeout;
+  return {
+    kind: 'key_reused_for_other_payment',
+    rule,
+    detail: `key ${JSON.stringify(e.idempotencyKey)} was first sent for ${first.identity}, then for ${e.identity}`,
+    evidence: [evidence(first), evidence(e)],
+    shouldHave: 'Use one key per payment: a different payment (another amount, recipient, price or method) takes a new key; a retry repeats the same request exactly.',
+  };
+}
+
+/** The same payment sent again: the minimum wait after a temporary 503, growing waits, Retry-After. */
+function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: (at: number, f: Finding) => void): void {
+  const prev = payment.last;
+  const waited = e.at - prev.at;
+  const temporary = op.temporary && prev.answered && prev.status === op.temporary.status && outcomeOf(prev, op, rules).kind === 'unknown';
+  if (temporary && waited < op.temporary!.minDelayMs) {
+    report(e.at, {
+      kind: 'retry_before_minimum_delay',
+      rule: { ...PROVIDER.waitAfter503, spec: `${op.operationId}: x-retry.temporaryUnavailable.minDelaySeconds` },
+      detail: `sent again ${seconds(waited)} after a temporary ${prev.status}; the minimum is ${seconds(op.temporary!.minDelayMs)}`,
+      evidence: [evidence(prev), evidence(e)],
+      shouldHave: `Wait at least ${seconds(op.temporary!.minDelayMs)} after a temporary ${op.temporary!.status}, then retry with the same key.`,
+    });
+  }
+  const run = payment.run;
+  if (temporary) {
+    if (!run.entries.length) run.entries.push(prev);
+    run.entries.push(e);
+    run.waits.push(waited);
+  }
+  if (!temporary || !(e.answered && e.status === op.temporary!.status)) endRun(payment, op, report);
+  const bindingRetryAfter = prev.retryAfterSeconds !== null && prev.code !== null && op.codes.get(prev.code);
+  if (bindingRetryAfter && bindingRetryAfter.retryable && !bindingRetryAfter.assumed && waited < prev.retryAfterSeconds! * 1000) {
+    report(e.at, {
+      kind: 'retry_before_retry_after',
+      rule: PROVIDER.waitRetryAfter,
+      detail: `sent again ${seconds(waited)} after ${prev.code} with Retry-After: ${prev.retryAfterSeconds}`,
+      evidence: [evidence(prev), evidence(e)],
+      shouldHave: `Wait the ${prev.retryAfterSeconds} s of Retry-After, then repeat the same request with the same key.`,
+    });
+  }
+}
+
+/**
+ * The end of a run of consecutive temporary failures of one payment: its waits must have grown. Judged
+ * on the whole run, leniently: a run whose later waits are all no longer than its first never grew (a
+ * client may cap its delays, or restart its backoff after a long pause, and still have grown).
+ */
+function endRun(payment: PaymentState, op: OperationRules, report: (at: number, f: Finding) => void): void {
+  const { entries, waits } = payment.run;
+  if (waits.length >= 2 && waits.slice(1).every((wait) => wait <= waits[0]!)) {
+    report(entries[entries.length - 1]!.at, {
+      kind: 'delays_not_growing',
+      rule: { ...PROVIDER.growingDelays, spec: `${op.operationId}: x-retry.temporaryUnavailable.backoff` },
+      detail: `waits after consecutive temporary ${op.temporary!.status}s: ${waits.map(seconds).join(', ')}`,
+      evidence: entries.map(evidence),
+      shouldHave: 'Lengthen the wait after each further temporary 503 (e.g. double it), with random jitter added.',
+    });
+  }
+  payment.run = { entries: [], waits: [] };
+}
+
+/** A new key for a payment: only after a definite answer under the previous key. */
+function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: (at: number, f: Finding) => void): void {
+  const prev = previousKey.last;
+  const outcome = outcomeOf(prev, op, rules);
+  const oldKey = JSON.stringify(prev.idempotencyKey);
+  const shown = prev === previousKey.first ? [evidence(prev), evidence(e)] : [evidence(previousKey.first), evidence(prev), evidence(e)];
+  if (outcome.kind === 'unknown') {
+    const rule = outcome.cause === 'edge' ? PROVIDER.edgeIsATimeout : outcome.cause === 'no answer' ? PROVIDER.sameKeyAfterTimeout : PROVIDER.neverNewKeyOn5xx;
+    report(e.at, {
+      kind: 'new_key_after_unknown_outcome',
+      rule,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
+      evidence: shown,
+      shouldHave: `Retry with the same key ${oldKey} until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
+    });
+  } else if (outcome.kind === 'pending_review') {
+    report(e.at, {
+      kind: 'new_key_while_pending_review',
+      rule: PROVIDER.pendingReview,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for a payment whose attempt under ${oldKey} is pending review`,
+      evidence: shown,
+      shouldHave: `Ask again later with the same key ${oldKey}; contact support (quoting the requestId) if it does not resolve. Never a new key.`,
+    });
+  }
+}
+
+/** Refusals of a payment followed by the same refusal of the same payment: a retry loop on a definite answer. */
+function trackRefusals(refusals: Map<string, { code: string; entries: JournalEntry[] }>, paymentId: string, e: JournalEntry, op: OperationRules, rules: AuditRules): void {
+  const outcome = outcomeOf(e, op, rules);
+  const seen = refusals.get(paymentId);
+  if (outcome.kind !== 'refused') {
+    refusals.delete(paymentId); // a different answer: the client fixed something, or the account changed
+    return;
+  }
+  if (seen && seen.code === outcome.code) seen.entries.push(e);
+  else refusals.set(paymentId, { code: outcome.code, entries: [e] });
+}
