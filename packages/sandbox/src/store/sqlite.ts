@@ -44,23 +44,13 @@ function isBusy(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Opens the connection; SQLite's own (blocking) wait for a lock stays short: the store waits asynchronously. */
-function open(file: string): DatabaseSync {
-  const db = new DatabaseSync(file);
-  try {
-    db.exec('PRAGMA busy_timeout = 5');
-    if (file !== ':memory:') {
-      db.exec('PRAGMA synchronous = NORMAL');
-      // A checkpoint stalls the event loop for a few ms: every 10,000 WAL pages rather than SQLite's 1,000
-      // keeps it out of most requests' latency (bench p99 of new-key transfers 7–9 → 3–5 ms).
-      db.exec('PRAGMA wal_autocheckpoint = 10000');
-    }
-    return db;
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-}
+/**
+ * The file's settings, applied when the store is migrated (any of them may meet another process's lock):
+ * WAL, synchronous=NORMAL, and a checkpoint every 10,000 WAL pages rather than SQLite's 1,000 (a checkpoint
+ * stalls the event loop for a few ms; this keeps it out of most requests' latency: bench p99 of new-key
+ * transfers 7–9 → 3–5 ms).
+ */
+const FILE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000';
 
 /**
  * Runs `step` until no other connection's lock is in the way, waiting asynchronously between tries, up to
@@ -92,7 +82,8 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  const db = open(file);
+  const db = new DatabaseSync(file);
+  db.exec('PRAGMA busy_timeout = 5'); // SQLite's own wait blocks the event loop: keep it short, and wait in whenUnlocked
   const statements = new Map<string, StatementSync>();
   const prepare = (sql: string): StatementSync => {
     let statement = statements.get(sql);
@@ -186,7 +177,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async migrate() {
       if (closed) throw new Error('the store is closed');
       const turn = tail.then(async () => {
-        if (file !== ':memory:') await whenUnlocked(() => db.exec('PRAGMA journal_mode = WAL'), busyTimeoutMs);
+        if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS), busyTimeoutMs);
         await begin(); // several processes starting together: one migrates, the others then find it done
         try {
           db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
@@ -201,7 +192,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
           if (db.isTransaction) db.exec('ROLLBACK');
           throw err;
         }
-        constraintNames = uniqueIndexNames(db);
+        await whenUnlocked(() => void (constraintNames = uniqueIndexNames(db)), busyTimeoutMs);
       });
       tail = turn.catch(() => undefined);
       return turn;
@@ -225,7 +216,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller(async (text, values = []) => prepare(text).all(...values) as Row[], hash, operationId);
+      return findCaller(async (text, values = []) => {
+        let rows: Row[] = [];
+        await whenUnlocked(() => void (rows = prepare(text).all(...values) as Row[]), busyTimeoutMs);
+        return rows;
+      }, hash, operationId);
     },
 
     async close() {
