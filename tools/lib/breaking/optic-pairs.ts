@@ -3,7 +3,8 @@
 // verdicts of both tools and, where they differ, why ours is right. Read by test/breaking/optic.test.ts and
 // by tools/tasks/optic-table.ts (which writes the comparison documents).
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { root } from '../paths.ts';
@@ -58,18 +59,23 @@ export function ours(pair: Pick<Pair, 'old' | 'new'>): { verdict: Verdict; rules
   return { verdict: ourVerdict(changes), rules: changes.map((c) => c.kind) };
 }
 
-/** `optic diff old.yaml new.yaml --check` in the pair's folder: exit 1 = a failed (breaking-change) check. */
+/**
+ * `optic diff old.yaml new.yaml --check` on a copy of the pair (Optic writes ci-run-details.json beside the
+ * specs when CI is set): exit 1 = a failed (breaking-change) check.
+ */
 export function optic(opticBin: string, dir: string): Promise<{ verdict: Verdict; checks: string[]; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off', CI: 'true' };
-    execFile(join(opticBin, 'optic'), ['diff', 'old.yaml', 'new.yaml', '--check'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env }, (err, stdout, stderr) => {
+  const work = mkdtempSync(join(tmpdir(), 'optic-pair-'));
+  for (const file of ['old.yaml', 'new.yaml']) copyFileSync(join(dir, file), join(work, file));
+  return new Promise<{ verdict: Verdict; checks: string[]; output: string }>((resolve, reject) => {
+    const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' };
+    execFile(join(opticBin, 'optic'), ['diff', 'old.yaml', 'new.yaml', '--check'], { cwd: work, encoding: 'utf8', timeout: 120_000, env }, (err, stdout, stderr) => {
       const output = `${stdout}${stderr}`;
       const status = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       if (status !== 0 && status !== 1) return reject(new Error(`optic failed in ${dir} (${err?.message}):\n${output}`));
       const checks = [...new Set([...output.matchAll(/^\s*x \[([^\]]+)\]/gm)].map((m) => m[1] as string))];
       resolve({ verdict: status === 1 ? 'breaking' : 'not breaking', checks, output });
     });
-  });
+  }).finally(() => rmSync(work, { recursive: true, force: true }));
 }
 
 /** Runs `task` over `items`, at most `limit` at a time (the machine has 2 cores). */
