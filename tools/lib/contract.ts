@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { bin, bundledJson, bundledYaml, specDist, specSource } from './paths.ts';
+import { writePrismDocument } from './prism-document.ts';
 import { runTool, step } from './steps.ts';
 
 export function redoclyLint(source = specSource): Promise<string> {
@@ -23,9 +24,10 @@ export function spectralLint(target = bundledYaml, ruleset?: string): Promise<st
   return runTool('spectral lint (bundle: oas, owasp, our rules)', bin('spectral'), args);
 }
 
-/** Lint, bundle, lint: what every task that needs the bundled document runs first. */
+/** Lint, bundle, lint, and the document Prism serves: what every task that needs the bundled document runs first. */
 export async function buildContract(): Promise<void> {
   await redoclyLint();
   await bundle();
   await spectralLint();
+  await writePrismDocument();
 }
