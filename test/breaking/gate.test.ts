@@ -128,6 +128,80 @@ describe('the breaking-change gate', () => {
     expect(() => checkBreaking({ spec: join(dir, 'nope.json'), baseline: spec(), changesetDir: dir })).toThrow(/No bundled spec at .*: run `npm run build` first/);
   });
 
+  // Issue 14: the gate compared no security, operationIds or pattern inclusion.
+  describe('security, operationIds and patterns (issue 14)', () => {
+    const SCHEME = '/components/securitySchemes/ApiKeyAuth';
+    const renamedHeader = () => {
+      const doc = spec();
+      doc.components.securitySchemes.ApiKeyAuth.name = 'x-payments-key';
+      return doc;
+    };
+
+    it('fails a renamed API-key header without a major changeset, with a report naming the pointer and why', () => {
+      const err = failure(() => checkBreaking({ spec: renamedHeader(), baseline: spec(), changesetDir: changesetDir() }));
+      expect(err.result.breaking.map((c) => [c.kind, c.pointer])).toEqual([['security-scheme-changed', `${SCHEME}/name`]]);
+      expect(err.message).toContain(`BREAKING      security-scheme-changed  ${SCHEME}/name`);
+      expect(err.message).toContain('security scheme ApiKeyAuth: name "x-api-key" → "x-payments-key"');
+      expect(err.message).toContain('where: GET /v1/banking/balance; POST /v1/banking/recipients;');
+      expect(err.message).toContain('every request is 401');
+      expect(err.message).toContain('FAIL: 1 breaking change');
+    });
+
+    it('passes a renamed API-key header with a changeset releasing both packages as major', () => {
+      const result = checkBreaking({ spec: renamedHeader(), baseline: spec(), changesetDir: changesetDir({ 'header.md': MAJOR_BOTH }) });
+      expect(result.breaking.map((c) => c.kind)).toEqual(['security-scheme-changed']);
+      expect(result.report).toContain('PASS: 1 breaking change, released as major');
+    });
+
+    it('fails a global requirement switched to a bearer scheme', () => {
+      const doc = spec();
+      doc.components.securitySchemes.BearerAuth = { type: 'http', scheme: 'bearer' };
+      doc.security = [{ BearerAuth: [] }];
+      const err = failure(() => checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir() }));
+      expect(err.result.breaking.map((c) => [c.kind, c.pointer])).toEqual([['security-requirement-tightened', '/security']]);
+      expect(err.message).toContain('security ApiKeyAuth → BearerAuth: ApiKeyAuth no longer accepted');
+    });
+
+    it('fails a renamed operationId (the consumer fixture uses ErrorCode<\'createTransfer\'>)', () => {
+      const doc = spec();
+      doc.paths['/v1/banking/transfers'].post.operationId = 'createPayout';
+      const err = failure(() => checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir() }));
+      expect(err.result.breaking.map((c) => [c.kind, c.pointer])).toEqual([['operation-id-changed', '/paths/~1v1~1banking~1transfers/post/operationId']]);
+      expect(err.message).toContain('operationId "createTransfer" → "createPayout"');
+    });
+
+    const KEY_PATTERN = '/components/parameters/CheckoutIdempotencyKey/schema/pattern';
+    const withKeyPattern = (pattern: string) => {
+      const doc = spec();
+      doc.components.parameters.CheckoutIdempotencyKey.schema.pattern = pattern;
+      return doc;
+    };
+
+    it('passes a provably widened request pattern with no changeset', () => {
+      const result = checkBreaking({ spec: withKeyPattern('^(?:[A-Za-z0-9._:-]{8,200}|[0-9a-f-]{36})$'), baseline: spec(), changesetDir: changesetDir() });
+      expect(result.changes.map((c) => [c.kind, c.pointer, c.breaking])).toEqual([['request-pattern-widened', KEY_PATTERN, false]]);
+      expect(result.report).toContain('PASS: no breaking change.');
+    });
+
+    it('fails an undecidable pattern change until a changeset acknowledges that pointer; never asks for a major', () => {
+      const doc = withKeyPattern('^[A-Za-z0-9._:~-]{8,200}$');
+      const err = failure(() => checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir() }));
+      expect(err.result.breaking).toEqual([]);
+      expect(err.result.unreviewed.map((c) => [c.kind, c.pointer])).toEqual([['request-pattern-changed', KEY_PATTERN]]);
+      expect(err.message).toContain(`NEEDS REVIEW  request-pattern-changed  ${KEY_PATTERN}`);
+      expect(err.message).toContain(`Reviewed: ${KEY_PATTERN}: <why every value accepted before still is>`);
+      expect(err.message).not.toContain('FAIL: 1 breaking change');
+
+      const other = "---\n'@payments/types': patch\n---\n\nReviewed: /components/schemas/Nickname/pattern: another change.\n";
+      failure(() => checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir({ 'other.md': other }) }));
+
+      const ack = `---\n'@payments/types': patch\n---\n\nCheckout keys may contain \`~\`.\n\nReviewed: \`${KEY_PATTERN}\`: the class only gained \`~\`.\n`;
+      const result = checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir({ 'tilde.md': ack }) });
+      expect(result.unreviewed).toEqual([]);
+      expect(result.report).toContain(`PASS: no breaking change; reviewed in changesets: ${KEY_PATTERN}`);
+    });
+  });
+
   it('runs as a task: exit 1 with the report, exit 0 once a major changeset is pending', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gate-task-'));
     dirs.push(dir);

@@ -94,9 +94,9 @@ const groups: Record<string, Case[]> = {
       expected: [],
     },
     {
-      name: "a parameter's changed pattern is breaking",
+      name: "a parameter's changed pattern needs review (not provably wider)",
       change: (d) => (d.components.parameters.IdempotencyKey.schema.pattern = '^[A-Za-z0-9]+$'),
-      expected: [['request-pattern-changed', '/components/parameters/IdempotencyKey/schema/pattern', 'new', true]],
+      expected: [['request-pattern-changed', '/components/parameters/IdempotencyKey/schema/pattern', 'new', false]],
     },
     {
       name: "a parameter's raised maxLength is not breaking",
@@ -225,11 +225,20 @@ const groups: Record<string, Case[]> = {
       ],
     },
     {
-      name: 'an added enum value breaks neither',
+      name: 'an added enum value widens a request and breaks a response (closed union in the types)',
       change: (d) => d.components.schemas.Kind.enum.push('huge'),
       expected: [
         ['request-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
-        ['response-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
+        ['response-enum-value-added', `${S}/Kind/enum/2`, 'new', true],
+      ],
+    },
+    {
+      name: 'an added value of an x-extensible-enum breaks neither',
+      given: (d) => (d.components.schemas.Kind['x-extensible-enum'] = true),
+      change: (d) => d.components.schemas.Kind.enum.push('huge'),
+      expected: [
+        ['request-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
+        ['response-extensible-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
       ],
     },
     {
@@ -254,14 +263,19 @@ const groups: Record<string, Case[]> = {
       ],
     },
     {
-      name: 'a changed request pattern is breaking, even a wider one',
+      name: 'a changed request pattern that is not provably wider needs review, even a wider one',
       change: (d) => (thingCreate(d).properties.name.pattern = '^[a-z0-9]+$'),
-      expected: [['request-pattern-changed', `${S}/ThingCreate/properties/name/pattern`, 'new', true]],
+      expected: [['request-pattern-changed', `${S}/ThingCreate/properties/name/pattern`, 'new', false]],
+    },
+    {
+      name: 'a request pattern with an alternative added is provably wider',
+      change: (d) => (thingCreate(d).properties.name.pattern = '^(?:[a-z]+|[0-9]+)$'),
+      expected: [['request-pattern-widened', `${S}/ThingCreate/properties/name/pattern`, 'new', false]],
     },
     {
       name: 'a new request pattern (through an allOf wrapper) is breaking',
       change: (d) => (d.components.schemas.Label.pattern = '^[a-z]+$'),
-      expected: [['request-pattern-changed', `${S}/Label/pattern`, 'new', true]],
+      expected: [['request-pattern-added', `${S}/Label/pattern`, 'new', true]],
     },
     {
       name: 'a removed request pattern is not breaking',
@@ -404,6 +418,132 @@ const groups: Record<string, Case[]> = {
       change: (d) => (post(d).responses['201'].headers['Retry-After'] = { schema: { type: 'integer' } }),
       expected: [['response-header-added', `${P}/responses/201/headers/Retry-After`, 'new', false]],
     },
+    {
+      name: 'a required response header becoming optional is breaking',
+      given: (d) => (post(d).responses['201'].headers['X-Request-Id'].required = true),
+      change: (d) => (post(d).responses['201'].headers['X-Request-Id'].required = false),
+      expected: [['response-header-became-optional', `${P}/responses/201/headers/X-Request-Id/required`, 'new', true]],
+    },
+    {
+      name: 'an optional response header becoming required is not breaking',
+      change: (d) => (post(d).responses['201'].headers['X-Request-Id'].required = true),
+      expected: [['response-header-became-required', `${P}/responses/201/headers/X-Request-Id/required`, 'new', false]],
+    },
+  ],
+  'operation ids and tags': [
+    {
+      name: 'a renamed operationId is breaking',
+      change: (d) => (post(d).operationId = 'makeThing'),
+      expected: [['operation-id-changed', `${P}/operationId`, 'new', true]],
+    },
+    {
+      name: 'a removed operationId is breaking',
+      change: (d) => delete post(d).operationId,
+      expected: [['operation-id-removed', `${P}/operationId`, 'old', true]],
+    },
+    {
+      name: 'an added operationId is not breaking',
+      given: (d) => delete post(d).operationId,
+      change: (d) => (post(d).operationId = 'createThing'),
+      expected: [['operation-id-added', `${P}/operationId`, 'new', false]],
+    },
+    {
+      name: 'a changed product tag (the first tag) is breaking; other tags are documentation',
+      change: (d) => (post(d).tags = ['Widgets', 'Guides']),
+      expected: [['operation-product-changed', `${P}/tags/0`, 'new', true]],
+    },
+    {
+      name: 'a tag after the product tag is not compared',
+      change: (d) => post(d).tags.push('Guides'),
+      expected: [],
+    },
+  ],
+  security: [
+    {
+      name: 'a renamed API-key header is breaking',
+      change: (d) => (d.components.securitySchemes.ApiKeyAuth.name = 'x-payments-key'),
+      expected: [['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/name', 'new', true]],
+    },
+    {
+      name: 'the API-key header in other letter case is the same header',
+      change: (d) => (d.components.securitySchemes.ApiKeyAuth.name = 'X-Api-Key'),
+      expected: [],
+    },
+    {
+      name: 'an API key moved from a header to a query parameter is breaking',
+      change: (d) => (d.components.securitySchemes.ApiKeyAuth.in = 'query'),
+      expected: [['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/in', 'new', true]],
+    },
+    {
+      name: 'a changed scheme type is breaking (each field the client sends is named)',
+      change: (d) => (d.components.securitySchemes.ApiKeyAuth = { type: 'http', scheme: 'bearer' }),
+      expected: [
+        ['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/type', 'new', true],
+        ['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/in', 'old', true],
+        ['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/name', 'old', true],
+        ['security-scheme-changed', '/components/securitySchemes/ApiKeyAuth/scheme', 'new', true],
+      ],
+    },
+    {
+      name: 'the global requirement switched to a new bearer scheme is breaking',
+      change: (d) => {
+        d.components.securitySchemes.BearerAuth = { type: 'http', scheme: 'bearer' };
+        d.security = [{ BearerAuth: [] }];
+      },
+      expected: [
+        ['security-scheme-added', '/components/securitySchemes/BearerAuth', 'new', false],
+        ['security-requirement-tightened', '/security', 'new', true],
+      ],
+    },
+    {
+      name: 'a second accepted scheme is not breaking',
+      change: (d) => {
+        d.components.securitySchemes.BearerAuth = { type: 'http', scheme: 'bearer' };
+        d.security.push({ BearerAuth: [] });
+      },
+      expected: [
+        ['security-scheme-added', '/components/securitySchemes/BearerAuth', 'new', false],
+        ['security-requirement-loosened', '/security', 'new', false],
+      ],
+    },
+    {
+      name: 'a requirement added to an open operation is breaking',
+      change: (d) => (d.paths['/v1/things/{thingId}'].get.security = [{ ApiKeyAuth: [] }]),
+      given: (d) => delete d.security,
+      expected: [['security-requirement-tightened', `${G}/security`, 'new', true]],
+    },
+    {
+      name: 'an optional credential ({}) removed is breaking',
+      given: (d) => d.security.push({}),
+      change: (d) => d.security.pop(),
+      expected: [['security-requirement-tightened', '/security', 'new', true]],
+    },
+    {
+      name: 'a removed scheme that operations required is breaking',
+      change: (d) => {
+        delete d.components.securitySchemes.ApiKeyAuth;
+        d.security = [];
+      },
+      expected: [
+        ['security-scheme-removed', '/components/securitySchemes/ApiKeyAuth', 'old', true],
+        ['security-requirement-loosened', '/security', 'new', false],
+      ],
+    },
+    {
+      name: 'a removed scheme that nothing required is not breaking',
+      given: (d) => (d.components.securitySchemes.Legacy = { type: 'apiKey', in: 'header', name: 'x-legacy' }),
+      change: (d) => delete d.components.securitySchemes.Legacy,
+      expected: [['security-scheme-removed-unused', '/components/securitySchemes/Legacy', 'old', false]],
+    },
+    {
+      name: 'a scheme whose key is renamed, sending the same header, is not breaking',
+      change: (d) => {
+        d.components.securitySchemes.ApiKey = d.components.securitySchemes.ApiKeyAuth;
+        delete d.components.securitySchemes.ApiKeyAuth;
+        d.security = [{ ApiKey: [] }];
+      },
+      expected: [['security-scheme-added', '/components/securitySchemes/ApiKey', 'new', false]],
+    },
   ],
   'response fields': [
     {
@@ -467,9 +607,9 @@ const groups: Record<string, Case[]> = {
       ],
     },
     {
-      name: 'an added response alternative is not breaking',
+      name: 'an added response alternative is breaking (closed union in the types)',
       change: (d) => thing(d).properties.shape.oneOf.push({ type: 'boolean' }),
-      expected: [['response-variant-added', `${S}/Thing/properties/shape/oneOf/2`, 'new', false]],
+      expected: [['response-variant-added', `${S}/Thing/properties/shape/oneOf/2`, 'new', true]],
     },
     {
       name: 'a removed response alternative is not breaking',

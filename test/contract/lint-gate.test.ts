@@ -1,12 +1,12 @@
 // The linters are a gate: a spec that breaks one of our rules fails the build with the linter's message.
 // Each case copies openapi/ to a temp folder, breaks one thing in the source, and runs the build's own
-// lint steps on it (Redocly on the source, bundle, Spectral on the bundle).
+// lint steps on it (Redocly and our layout rules on the source, bundle, Spectral on the bundle).
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { bundle, redoclyLint, spectralLint } from '../../tools/lib/contract.ts';
+import { bundle, layoutLint, redoclyLint, spectralLint } from '../../tools/lib/contract.ts';
 import { root } from '../../tools/lib/paths.ts';
 import { StepError } from '../../tools/lib/steps.ts';
 
@@ -41,7 +41,7 @@ const mutations: Mutation[] = [
   {
     name: 'an error response without the shared error schema',
     file: 'paths/v1_cards.yaml',
-    change: (y) => (y.post.responses['409'].content['application/json'].schema = { type: 'object' }),
+    change: (y) => (y.post.responses['409'].content['application/json'].schema = { type: 'object', additionalProperties: true }),
     expect: /error-responses-use-shared-schema/,
   },
   {
@@ -81,6 +81,37 @@ const mutations: Mutation[] = [
     change: (y) => (y.value.status = 'settled'),
     expect: /no-invalid-media-type-examples|oas3-valid-media-example/,
   },
+  // Our layout (.spectral-layout.yaml, on the unbundled source) and what third-party tools need to read it.
+  {
+    name: 'a path item written inline in the root document',
+    file: 'openapi.yaml',
+    change: (y) => (y.paths['/v1/cards'] = { get: { operationId: 'listCards', tags: ['Cards'], responses: { '200': { description: 'Cards.' } } } }),
+    expect: /^(?=[\s\S]*path-items-from-path-files {2}\/v1\/cards must be only a \$ref)(?=[\s\S]*openapi\/paths\/v1_cards\.yaml is not referenced)/,
+  },
+  {
+    name: 'an error example written inline instead of a $ref into the catalog',
+    file: 'paths/v1_cards.yaml',
+    change: (y) => (y.post.responses['409'].content['application/json'].examples.authorized_user_terms_required = { summary: 'Terms.', value: { error: 'Accept the terms.', code: 'authorized_user_terms_required', requestId: 'b60a3d83-1403-474a-83ab-f12737ffc87f' } }),
+    expect: /error-examples-from-catalog/,
+  },
+  {
+    name: 'an error example taken from outside the catalog folder',
+    file: 'components/responses/Unauthorized.yaml',
+    change: (y) => (y.content['application/json'].examples.invalid_api_key = { $ref: '../examples/responses/transfer_pending.yaml' }),
+    expect: /error-examples-from-catalog/,
+  },
+  {
+    name: 'an object schema that leaves its openness implicit',
+    file: 'components/schemas/Transfer.yaml',
+    change: (y) => delete y.additionalProperties,
+    expect: /object-openness-explicit/,
+  },
+  {
+    name: 'a path parameter with only a schema-level example',
+    file: 'components/parameters/TransferId.yaml',
+    change: (y) => delete y.example,
+    expect: /path-parameters-have-example/,
+  },
 ];
 
 async function lintCopy(m: Mutation): Promise<string> {
@@ -91,6 +122,7 @@ async function lintCopy(m: Mutation): Promise<string> {
   m.change(y);
   writeFileSync(file, stringify(y));
   try {
+    await layoutLint(dir);
     await redoclyLint(join(dir, 'openapi.yaml'));
     await bundle(join(dir, 'openapi.yaml'), join(dir, 'bundle.yaml'), join(dir, 'bundle.json'));
     await spectralLint(join(dir, 'bundle.yaml'), join(root, '.spectral.yaml'));

@@ -1,7 +1,10 @@
 // Prism's stateless mock of the bundled document, exercised from the document itself: every error of the
 // catalog by `Prefer`, every edge status without a body, one success per operation validated with Ajv,
-// and Prism's request validation on the documented bad (and good) inputs. Requests are built from the
-// spec (parameter examples, request-body examples, the security scheme's header), never typed here.
+// and Prism's request validation on the documented bad (and good) inputs: all 10,000 two-decimal amounts
+// 0.01…100.00 as JSON numbers are accepted (Prism runs with our multipleOf tolerance), and Prism's own
+// rejections carry the derived document's generic example, never a catalog message about something else.
+// Requests are built from the spec (parameter examples, request-body examples, the security scheme's
+// header), never typed here.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +20,7 @@ import {
   type OperationRef,
 } from '@payments/spec';
 import { apiKeyHeader, startPrism, type PrismServer } from '../../tools/lib/prism.ts';
+import { prismValidationExample } from '../../tools/lib/prism-document.ts';
 
 const doc = loadSpec();
 const validator = createValidator(doc);
@@ -267,20 +271,13 @@ describe("Prism's request validation", () => {
       status: () => prismValidationStatus(session),
       violation: /"code":"not"/,
     },
-    {
-      name: 'a checkout session with amount "37.456" (three decimal places)',
+    ...[37.455, '37.456', 0, -1, 'abc'].map((amount) => ({
+      name: `a checkout session with amount ${JSON.stringify(amount)}`,
       op: session,
-      request: () => withBody(session, { amount: '37.456' }),
+      request: () => withBody(session, { amount }),
       status: () => prismValidationStatus(session),
       violation: /"location":\["request","body","amount"\]/,
-    },
-    {
-      name: 'a checkout session with amount 0 (not positive)',
-      op: session,
-      request: () => withBody(session, { amount: 0 }),
-      status: () => prismValidationStatus(session),
-      violation: /"location":\["request","body","amount"\],"severity":"Error","code":"exclusiveMinimum"/,
-    },
+    })),
     {
       name: 'a checkout session with Idempotency-Key "short" (fewer than 8 characters)',
       op: session,
@@ -297,6 +294,13 @@ describe("Prism's request validation", () => {
       request: () => withoutHeader(validRequest(transfer), idempotencyHeader(transfer)),
       status: () => prismValidationStatus(transfer),
       violation: /"code":"required".*idempotency-key/,
+    },
+    {
+      name: 'a transfer whose amount is not an amount',
+      op: transfer,
+      request: () => withBody(transfer, { amount: 'abc' }),
+      status: () => prismValidationStatus(transfer),
+      violation: /"location":\["request","body","amount"\]/,
     },
     {
       // Prism answers a failed security check with 401 (the contract's assumed status for a bad key).
@@ -318,28 +322,39 @@ describe("Prism's request validation", () => {
     // Whatever example Prism picks for the body, it has the shared error shape.
     const validate = validator.schemaAt('#/components/schemas/Error');
     expect(validate(res.json), `${res.describe}\nAjv errors: ${ajvErrors(validate.errors)}`).toBe(true);
+    // Its own validation failures get the derived document's generic example, never a catalog entry that
+    // names another problem (before: "Idempotency-Key header is required." for a bad amount, key sent).
+    if (res.status !== 401) expect(res.json, res.describe).toEqual(prismValidationExample.value);
   });
 
   // Documented: a positive decimal with at most two decimal places, as a number or a string.
   it.each([
     { label: '37.45 as a number', amount: 37.45 },
     { label: '"37.45" as a string', amount: '37.45' },
+    { label: '0.07 as a number (0.07 / 0.01 is not an integer in doubles)', amount: 0.07 },
   ])('accepts a checkout session with amount $label', async ({ amount }) => {
     const res = await send(withBody(session, { amount }));
     expect(res.violations, res.describe).toBeNull();
     expect(res.status, res.describe).toBe(successStatus(session));
   });
 
-  // Known Prism limitation, pinned so we notice when it changes: Prism checks `multipleOf: 0.01` with plain
-  // float division, so 0.07 / 0.01 = 7.000000000000001 fails (1,363 of the 10,000 two-decimal amounts up to
-  // 100.00 do). The schema states the rule correctly; our Ajv (multipleOfPrecision) and the client accept
-  // 0.07, and the client always sends amounts as normalized strings, which Prism checks by pattern.
-  it('wrongly rejects 0.07 as a JSON number (Prism float multipleOf) but accepts "0.07"', async () => {
-    const asNumber = await send(withBody(session, { amount: 0.07 }));
-    expect(asNumber.status, asNumber.describe).toBe(prismValidationStatus(session));
-    expect(asNumber.violations ?? '', asNumber.describe).toMatch(/multipleOf/);
-    expect(validator.schemaAt('#/components/schemas/CheckoutSessionCreate')({ amount: 0.07 })).toBe(true);
-    const asString = await send(withBody(session, { amount: '0.07' }));
-    expect(asString.status, asString.describe).toBe(successStatus(session));
-  });
+  // Issue 14: before, Prism's exact float division refused 1,363 of these (0.07, 0.29, 1.15, 19.99…).
+  it('accepts all 10,000 two-decimal amounts 0.01 … 100.00 sent as JSON numbers', async () => {
+    const amounts = Array.from({ length: 10_000 }, (_, i) => (i + 1) / 100);
+    const schema = validator.schemaAt('#/components/schemas/CheckoutSessionCreate');
+    expect(amounts.every((amount) => schema({ amount })), 'our validator accepts them all').toBe(true);
+    const base = validRequest(session);
+    const refused: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < amounts.length) {
+        const amount = amounts[next++]!;
+        // The text on the wire is the two-decimal literal a client writes (JSON.stringify(0.07) is "0.07").
+        const res = await send({ ...base, body: { ...asObject(base.body), amount } });
+        if (res.status !== successStatus(session)) refused.push(res.describe);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect(refused.length, refused.slice(0, 5).join('\n')).toBe(0);
+  }, 600_000);
 });

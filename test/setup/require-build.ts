@@ -2,9 +2,10 @@
 // without a build gets this message instead of a confusing ENOENT.
 import { existsSync } from 'node:fs';
 import { bundledJson, docsHtml } from '../../tools/lib/paths.ts';
+import { prismDocumentPath } from '../../tools/lib/prism-document.ts';
 
 export default function requireBuild(): void {
-  for (const file of [bundledJson, docsHtml]) {
+  for (const file of [bundledJson, docsHtml, prismDocumentPath]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` (npm test does it for you).`);
   }
 }

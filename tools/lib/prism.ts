@@ -2,16 +2,22 @@
 // document's examples statelessly; `prism proxy … --errors` forwards to a real server and answers 500 when
 // its traffic breaks the contract. Started with the Node that runs us (Prism needs Node >= 24.18, the
 // .bin shim would pick whatever `node` is on PATH), in its own process group, stopped by PID.
+//
+// Two corrections, both tested by test/mock/prism.test.ts: Prism serves dist/prism/openapi.json (the bundle
+// plus a generic first example for its own validation failures, prism-document.ts), and its validator gets
+// our multipleOf tolerance (prism-validator-hook.ts, loaded with --import), so it accepts every valid amount.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { deref, isObject, operations, type OpenApiDocument } from '@payments/spec';
-import { bundledYaml, root } from './paths.ts';
+import { deref, isObject, MULTIPLE_OF_PRECISION, operations, type OpenApiDocument } from '@payments/spec';
+import { root } from './paths.ts';
+import { prismDocumentPath } from './prism-document.ts';
 
 const PRISM_CLI = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+const VALIDATOR_HOOK = join(root, 'tools', 'lib', 'prism-validator-hook.ts');
 const HOST = '127.0.0.1';
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -22,7 +28,7 @@ export interface PrismOptions {
   errors?: boolean;
   /** `'mock'` (default) or `{ proxy: upstreamUrl }`. */
   mode?: 'mock' | { proxy: string };
-  /** The document Prism serves; the bundled YAML by default. */
+  /** The document Prism serves; by default dist/prism/openapi.json, derived from the bundle by the build. */
   spec?: string;
   /** How long to wait for Prism to answer before giving up (default 30 s). */
   readyTimeoutMs?: number;
@@ -91,7 +97,7 @@ export function parsePort(value: string | undefined, fallback: number, what: str
 
 export async function startPrism(opts: PrismOptions = {}): Promise<PrismServer> {
   if (!existsSync(PRISM_CLI)) throw new Error(`Prism is not installed (${PRISM_CLI} is missing): run pnpm install`);
-  const spec = opts.spec ?? bundledYaml;
+  const spec = opts.spec ?? prismDocumentPath;
   if (!existsSync(spec)) throw new Error(`No document for Prism at ${spec}: run \`npm run build\` first.`);
   // A port we picked can be taken between our check and Prism's bind: pick again, a bounded number of times.
   const attempts = opts.port ? 1 : 3;
@@ -110,13 +116,13 @@ async function launch(spec: string, port: number, opts: PrismOptions): Promise<P
   const errors = opts.errors ?? mode !== 'mock';
   const args =
     mode === 'mock'
-      ? [PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port)]
-      : [PRISM_CLI, 'proxy', spec, mode.proxy, '-h', HOST, '-p', String(port)];
+      ? ['--import', VALIDATOR_HOOK, PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port)]
+      : ['--import', VALIDATOR_HOOK, PRISM_CLI, 'proxy', spec, mode.proxy, '-h', HOST, '-p', String(port)];
   if (errors) args.push('--errors');
 
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', PRISM_MULTIPLE_OF_PRECISION: String(MULTIPLE_OF_PRECISION) },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a terminal's Ctrl-C reaches us, and we stop Prism in order.
     detached: true,

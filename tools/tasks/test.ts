@@ -1,5 +1,5 @@
 // npm test: everything the tests need on a fresh machine (Chromium for the docs test, PostgreSQL's server
-// binaries for the sandbox's shared store), then the build (a
+// binaries for the sandbox's shared store, the third-party tools of tools/interop), then the build (a
 // lint failure stops here with the linter's message), then every vitest suite. Ends with the line
 // `N passed, N failed` that CI reads.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { ensureChromium } from '../lib/chromium.ts';
 import { ensurePostgresBinaries } from '../lib/postgres.ts';
+import { ensureInteropTool, INTEROP_TOOLS } from '../lib/interop.ts';
 import { bin, root } from '../lib/paths.ts';
 import { log, step, StepError } from '../lib/steps.ts';
 
@@ -28,6 +29,7 @@ function summary(passed: number, failed: number): never {
 try {
   await ensureChromium();
   await ensurePostgresBinaries();
+  await step(`install ${INTEROP_TOOLS.join(', ')} (tools/interop)`, () => INTEROP_TOOLS.forEach(ensureInteropTool));
   await buildContract();
   await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
   await buildDocs();

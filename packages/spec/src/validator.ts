@@ -7,6 +7,13 @@ import type { OpenApiDocument } from './document.ts';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const DOC_ID = 'openapi.json';
 
+/**
+ * JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-6 (Ajv's
+ * `multipleOfPrecision`) keeps `multipleOf: 0.01` meaning "at most two decimal places". Prism's validator is
+ * given the same tolerance (tools/lib/prism-validator-hook.ts), so the mock and our validators agree.
+ */
+export const MULTIPLE_OF_PRECISION = 6;
+
 export interface SpecValidator {
   /** A validator for the schema at `pointer` (e.g. `#/components/schemas/Transfer`). */
   schemaAt(pointer: string): ValidateFunction;
@@ -18,9 +25,7 @@ export function createValidator(doc: OpenApiDocument): SpecValidator {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: false, // OpenAPI adds keywords (example, x-*) that are not JSON Schema vocabulary
-    // JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-6 keeps
-    // `multipleOf: 0.01` meaning "at most two decimal places".
-    multipleOfPrecision: 6,
+    multipleOfPrecision: MULTIPLE_OF_PRECISION,
   });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: DOC_ID } as object);

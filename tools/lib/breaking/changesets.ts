@@ -8,6 +8,16 @@
 //   What changed, for the changelog.
 //
 // Read here directly (it is the format @changesets/parse reads) so the gate needs nothing but `yaml`.
+//
+// A changeset also acknowledges contract changes the gate cannot decide (rules with `review: true`, e.g. a
+// changed request pattern): one line per change in its text, starting with `Reviewed:` and the change's JSON
+// pointer as the gate printed it, then why it is safe. The text lands in the CHANGELOG, so the decision is
+// on record where consumers read:
+//
+//   Reviewed: /components/schemas/Nickname/pattern: the new pattern also accepts spaces; every nickname
+//   accepted before still is.
+//
+// The front matter stays `package: bump` only (`changeset version` rejects anything else there).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -19,6 +29,16 @@ export interface PendingChangeset {
   file: string;
   releases: Map<string, Bump>;
   summary: string;
+  /** JSON pointers of the changes this changeset acknowledges as reviewed (`Reviewed: <pointer>` lines). */
+  reviewed: string[];
+}
+
+/** `Reviewed:` then the pointer, in backticks (anything up to the closing one) or bare (up to a space or colon). */
+const REVIEWED = /^[ \t]*(?:[-*][ \t]+)?Reviewed:[ \t]*(?:`(\/[^`]*)`|(\/[^\s:]*))/gm;
+
+/** The pointers named by `Reviewed:` lines of a changeset's text. */
+export function reviewedPointers(summary: string): string[] {
+  return [...summary.matchAll(REVIEWED)].map((m) => (m[1] ?? m[2]) as string);
 }
 
 const FRONT_MATTER = /^\s*---\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
@@ -43,7 +63,8 @@ export function parseChangeset(text: string, file: string): PendingChangeset {
       releases.set(name, bump as Bump);
     }
   }
-  return { file, releases, summary: (match[2] ?? '').trim() };
+  const summary = (match[2] ?? '').trim();
+  return { file, releases, summary, reviewed: reviewedPointers(summary) };
 }
 
 /** Every pending changeset in `dir` (*.md except README.md), sorted by file name; none when `dir` is missing. */

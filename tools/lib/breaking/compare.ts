@@ -2,13 +2,16 @@
 // (statuses, content, headers, error codes) and, through schema.ts, every schema they reach. Each change
 // gets its verdict and reason from rules.ts; one change reached from several operations is listed once,
 // with every place that reaches it in `where`.
-import { Doc, isObject, pointer, type Json, type JsonObject, type Located } from './json.ts';
+import { Doc, isObject, pointer, show, type Json, type JsonObject, type Located } from './json.ts';
 import { RULES, type ChangeKind } from './rules.ts';
 import { SchemaComparer, type Direction, type Finding } from './schema.ts';
+import { compareSecurity } from './security.ts';
 
 export interface Change {
   kind: ChangeKind;
   breaking: boolean;
+  /** Neither provably breaking nor provably safe: passes the gate only when a changeset acknowledges `pointer`. */
+  review: boolean;
   why: string;
   /** JSON pointer of the changed node: in the new document, or in the old one when `side` is 'old' (removals). */
   pointer: string;
@@ -95,7 +98,7 @@ class Changes {
       return;
     }
     const rule = RULES[finding.kind];
-    this.byKey.set(key, { kind: finding.kind, breaking: rule.breaking, why: rule.why, pointer: finding.pointer, side: finding.side, message: finding.message, where: [where] });
+    this.byKey.set(key, { kind: finding.kind, breaking: rule.breaking, review: 'review' in rule, why: rule.why, pointer: finding.pointer, side: finding.side, message: finding.message, where: [where] });
   }
 
   addAll(findings: Finding[], where: string): void {
@@ -122,6 +125,8 @@ export function compareDocuments(oldRoot: JsonObject, newRoot: JsonObject): Chan
       changes.add({ kind: 'operation-removed', pointer: o.pointer, side: 'old', message: `operation ${o.label} removed` }, o.label);
       continue;
     }
+    compareOperationId(o, n, changes);
+    compareProductTag(o, n, changes);
     compareParameters(oldDoc, newDoc, schemas, o, n, changes);
     compareRequestBodies(oldDoc, newDoc, schemas, o, n, changes);
     compareResponses(oldDoc, newDoc, schemas, o, n, changes);
@@ -129,7 +134,33 @@ export function compareDocuments(oldRoot: JsonObject, newRoot: JsonObject): Chan
   for (const [key, n] of newOps) {
     if (!oldOps.has(key)) changes.add({ kind: 'operation-added', pointer: n.pointer, side: 'new', message: `operation ${n.label} added` }, n.label);
   }
+  const pairs = [...oldOps].flatMap(([key, o]) => {
+    const n = newOps.get(key);
+    return n ? [[o, n] as [Operation, Operation]] : [];
+  });
+  for (const { finding, where } of compareSecurity(oldDoc, newDoc, pairs)) changes.add(finding, where);
   return changes.list();
+}
+
+/** operationId: the key of the operation in @payments/types (`operations`, `ErrorCode<Op>`, `errorCodes`). */
+function compareOperationId(o: Operation, n: Operation, changes: Changes): void {
+  const oldId = o.op.operationId;
+  const newId = n.op.operationId;
+  if (oldId === newId) return;
+  const at = (op: Operation) => pointer(op.pointer, 'operationId');
+  if (oldId === undefined) changes.add({ kind: 'operation-id-added', pointer: at(n), side: 'new', message: `operationId ${show(newId)} added` }, n.label);
+  else if (newId === undefined) changes.add({ kind: 'operation-id-removed', pointer: at(o), side: 'old', message: `operationId ${show(oldId)} removed` }, n.label);
+  else changes.add({ kind: 'operation-id-changed', pointer: at(n), side: 'new', message: `operationId ${show(oldId)} → ${show(newId)}` }, n.label);
+}
+
+/** The first tag: the product the sandbox files the operation under (access flag, 403 code). Other tags only group docs. */
+function compareProductTag(o: Operation, n: Operation, changes: Changes): void {
+  const first = (op: Operation) => (Array.isArray(op.op.tags) ? op.op.tags[0] : undefined);
+  const oldTag = first(o);
+  const newTag = first(n);
+  if (oldTag === newTag) return;
+  const ptr = newTag === undefined ? pointer(o.pointer, 'tags') : pointer(n.pointer, 'tags', 0);
+  changes.add({ kind: 'operation-product-changed', pointer: ptr, side: newTag === undefined ? 'old' : 'new', message: `product tag ${show(oldTag)} → ${show(newTag)}` }, n.label);
 }
 
 function compareParameters(oldDoc: Doc, newDoc: Doc, schemas: SchemaComparer, o: Operation, n: Operation, changes: Changes): void {
@@ -254,8 +285,19 @@ function compareHeaders(oldDoc: Doc, newDoc: Doc, schemas: SchemaComparer, o: Lo
   const nh = headers(newDoc, n);
   for (const [key, h] of oh) {
     const other = nh.get(key);
-    if (!other) changes.add({ kind: 'response-header-removed', pointer: h.slot, side: 'old', message: `response header ${h.name} removed` }, where);
-    else if (h.resolved && other.resolved) compareSchemaSlots(schemas, h.resolved, other.resolved, 'response', changes, where);
+    if (!other) {
+      changes.add({ kind: 'response-header-removed', pointer: h.slot, side: 'old', message: `response header ${h.name} removed` }, where);
+      continue;
+    }
+    if (!h.resolved || !other.resolved) continue;
+    const oReq = h.resolved.value.required === true;
+    const nReq = other.resolved.value.required === true;
+    if (oReq !== nReq) {
+      const side = 'required' in other.resolved.value ? 'new' : 'old';
+      const ptr = pointer(side === 'new' ? other.resolved.pointer : h.resolved.pointer, 'required');
+      changes.add({ kind: nReq ? 'response-header-became-required' : 'response-header-became-optional', pointer: ptr, side, message: `response header ${h.name} became ${nReq ? 'required' : 'optional'}` }, where);
+    }
+    compareSchemaSlots(schemas, h.resolved, other.resolved, 'response', changes, where);
   }
   for (const [key, h] of nh) {
     if (!oh.has(key)) changes.add({ kind: 'response-header-added', pointer: h.slot, side: 'new', message: `response header ${h.name} added` }, where);

@@ -1,7 +1,9 @@
 // The breaking-change gate: the bundled spec (packages/spec/dist/openapi.json) against the spec of the last
 // release (openapi/released/openapi.json, the baseline). It passes when nothing breaks, or when the pending
 // changesets release BOTH @payments/types and @payments/client as `major`; otherwise it throws
-// BreakingChangeError with the report.
+// BreakingChangeError with the report. A change that needs review (a rule with `review: true`) passes when a
+// pending changeset acknowledges its pointer (`Reviewed: <pointer>`, see changesets.ts) or in a major
+// release; never silently.
 //
 // The baseline is a committed file, not git history: CI clones may be shallow, and a file is one diff away
 // from review. The release step rewrites it from the bundle (writeBaseline(), or
@@ -33,6 +35,8 @@ export interface GateOptions {
 export interface GateResult {
   changes: Change[];
   breaking: Change[];
+  /** Changes that need review and that no pending changeset acknowledges. */
+  unreviewed: Change[];
   /** The bump each package gets from the pending changesets. */
   bumps: Map<string, Bump>;
   /** Whether the pending changesets release every MAJOR_PACKAGES package as major. */
@@ -77,16 +81,19 @@ export function checkBreaking(options: GateOptions = {}): GateResult {
   const bumps = plannedBumps(changesets);
   const majorRelease = MAJOR_PACKAGES.every((name) => bumps.get(name) === 'major');
   const planned = MAJOR_PACKAGES.map((name) => `${name} ${bumps.get(name) ?? 'none'}`).join(', ');
+  const acknowledged = new Map(changesets.flatMap((cs) => cs.reviewed.map((ptr) => [ptr, shown(cs.file)] as const)));
+  const review = changes.filter((c) => c.review);
+  const unreviewed = majorRelease ? [] : review.filter((c) => !acknowledged.has(c.pointer));
 
   const lines = [`Breaking-change check: ${spec.label} against the last release ${baseline.label}`, '', formatChanges(changes), ''];
-  if (breaking.length === 0) {
-    lines.push('PASS: no breaking change.');
-  } else if (majorRelease) {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (breaking.length > 0 && majorRelease) {
     const files = changesets.filter((cs) => MAJOR_PACKAGES.some((name) => cs.releases.get(name) === 'major')).map((cs) => shown(cs.file));
-    lines.push(`PASS: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'}, released as major by the pending changesets (${planned}: ${files.join(', ')}).`);
-  } else {
+    const alsoReview = review.length ? ` and ${plural(review.length, 'change')} needing review` : '';
+    lines.push(`PASS: ${plural(breaking.length, 'breaking change')}${alsoReview}, released as major by the pending changesets (${planned}: ${files.join(', ')}).`);
+  } else if (breaking.length > 0) {
     lines.push(
-      `FAIL: ${breaking.length} breaking change${breaking.length === 1 ? '' : 's'}, and the pending changesets in ${shown(dir)} do not release both ` +
+      `FAIL: ${plural(breaking.length, 'breaking change')}, and the pending changesets in ${shown(dir)} do not release both ` +
         `${MAJOR_PACKAGES.join(' and ')} as major (planned: ${planned}).`,
       'Undo the breaking changes, or add a changeset that releases both as major, e.g. .changeset/<name>.md:',
       '',
@@ -97,8 +104,23 @@ export function checkBreaking(options: GateOptions = {}): GateResult {
       'What breaks for consumers and how they migrate.',
     );
   }
-  const result: GateResult = { changes, breaking, bumps, majorRelease, report: lines.join('\n') };
-  if (breaking.length > 0 && !majorRelease) throw new BreakingChangeError(result);
+  if (unreviewed.length > 0) {
+    if (breaking.length > 0) lines.push('');
+    lines.push(
+      `FAIL: ${plural(unreviewed.length, 'change')} the gate cannot decide, not acknowledged by a pending changeset. Check that each still accepts`,
+      'every request valid before; then acknowledge it in a changeset (one line per change, its pointer, and why it is safe):',
+      '',
+      ...unreviewed.map((c) => `Reviewed: ${c.pointer}: <why every value accepted before still is>`),
+      '',
+      'or, if it narrows what clients may send, release both packages as major.',
+    );
+  }
+  if (breaking.length === 0 && unreviewed.length === 0) {
+    const reviewed = review.map((c) => `${c.pointer} (${acknowledged.get(c.pointer)})`);
+    lines.push(reviewed.length ? `PASS: no breaking change; reviewed in changesets: ${reviewed.join(', ')}.` : 'PASS: no breaking change.');
+  }
+  const result: GateResult = { changes, breaking, unreviewed, bumps, majorRelease, report: lines.join('\n') };
+  if ((breaking.length > 0 && !majorRelease) || unreviewed.length > 0) throw new BreakingChangeError(result);
   return result;
 }
 

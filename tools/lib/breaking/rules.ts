@@ -4,9 +4,16 @@
 //
 // The principle: a REQUEST may only accept more (anything a client sent before must still be accepted); a
 // RESPONSE may only promise more (every field, status, header and error code a client relied on must still
-// come). Narrowing a response's values (fewer enum values, tighter bounds) is fine; widening them (new enum
-// values, new oneOf alternatives) is reported as non-breaking because the spec tells clients to tolerate
-// unknown values and codes (see "Policy choices" in .changeset/README.md).
+// come). Narrowing a response's values (fewer enum values, tighter bounds) is fine. A new value of a response
+// `enum` is breaking: @payments/types generates a closed union, so an exhaustive `switch` over it (e.g. over
+// TransferStatus) stops compiling and classifyTransfer() would have to guess what the value means; an enum
+// that says `x-extensible-enum: true` is open by contract and takes new values freely. Error codes are not
+// an enum (`code` is a string; the spec tells clients to handle unknown codes), so a new code is not breaking.
+// See "Policy choices" in .changeset/README.md.
+//
+// Three verdicts: breaking (needs a major release of @payments/types and @payments/client), non-breaking, and
+// `review: true`, a change whose effect the comparer cannot prove (two different regexes): the gate passes it
+// only when a pending changeset acknowledges its JSON pointer (`Reviewed: <pointer>`), or in a major release.
 //
 // A change's JSON pointer is the node that changed in the NEW document, or in the OLD one when the node was
 // removed. Through a `$ref` it is the referenced definition (e.g. /components/schemas/Nickname/maxLength),
@@ -14,6 +21,8 @@
 
 export interface Rule {
   breaking: boolean;
+  /** Not provably breaking nor provably safe: a person decides, in a changeset (see gate.ts). */
+  review?: true;
   why: string;
 }
 
@@ -21,6 +30,23 @@ export const RULES = {
   // Operations (method + path; path parameter names do not matter: /a/{id} is /a/{transferId}).
   'operation-added': { breaking: false, why: 'a new operation: existing clients never call it' },
   'operation-removed': { breaking: true, why: 'clients calling it get 404/405, and the typed client loses the method' },
+  'operation-id-changed': { breaking: true, why: '@payments/types keys `operations`, `ErrorCode<Op>` and `errorCodes` by operationId, and the client\'s retry overrides and isApiError() take it: code naming the old id stops compiling' },
+  'operation-id-removed': { breaking: true, why: 'the operation loses its key in `operations`, `ErrorCode<Op>` and `errorCodes`: code naming the id stops compiling' },
+  'operation-id-added': { breaking: false, why: 'a new key in the generated types; nothing named it before' },
+  // Tags: only the product tag (an operation's first tag) is read by a package: the sandbox derives the
+  // operation's product, so which access flag and which 403 code apply. Other tags and tag descriptions only
+  // group the docs.
+  'operation-product-changed': { breaking: true, why: 'the operation moves to another product: keys of organizations with only the old product enabled get 403 (the sandbox reads the first tag as the product)' },
+
+  // Security (components.securitySchemes, the root `security` and operations' own `security`). Requirements
+  // are compared per operation as alternatives (OR) of schemes (AND), by scheme definition, so renaming a
+  // scheme's key in components without changing it is no change.
+  'security-scheme-changed': { breaking: true, why: 'clients send the credential the old scheme described (its type, header or parameter name, location or HTTP scheme): the server no longer reads it, every request is 401' },
+  'security-scheme-removed': { breaking: true, why: 'operations required it: clients authenticating with it are refused' },
+  'security-scheme-removed-unused': { breaking: false, why: 'no operation required it, so no client sends it' },
+  'security-scheme-added': { breaking: false, why: 'a new way to authenticate; existing credentials are unaffected unless a requirement changes (reported separately)' },
+  'security-requirement-tightened': { breaking: true, why: 'a way of authenticating that was accepted (a scheme, a scope, or none: `{}`) no longer satisfies any alternative: those clients are refused' },
+  'security-requirement-loosened': { breaking: false, why: 'every credential accepted before still satisfies an alternative' },
 
   // Parameters (header, path, query, cookie; header names are case-insensitive).
   'parameter-added-required': { breaking: true, why: 'existing requests do not send it and are rejected' },
@@ -50,7 +76,9 @@ export const RULES = {
   'request-type-widened': { breaking: false, why: 'the new type accepts every value the old one did (e.g. integer → number, a type added)' },
   'request-enum-value-removed': { breaking: true, why: 'requests sending that value, valid before, are rejected' },
   'request-enum-value-added': { breaking: false, why: 'one more accepted value; existing requests are unaffected' },
-  'request-pattern-changed': { breaking: true, why: 'a new or different pattern can reject values the old one accepted (patterns are not compared for inclusion: any change counts)' },
+  'request-pattern-added': { breaking: true, why: 'a pattern where there was none rejects values accepted before' },
+  'request-pattern-widened': { breaking: false, why: 'provably accepts every value the old pattern did: the new pattern is an alternation with every alternative of the old one (patterns.ts)' },
+  'request-pattern-changed': { breaking: false, review: true, why: 'two different regular expressions: whether the new one accepts everything the old one did is not decided by the comparer; acknowledge it in a changeset (`Reviewed: <pointer>`) after checking, or release as major' },
   'request-pattern-removed': { breaking: false, why: 'no pattern: every value accepted before still is' },
   'request-bound-tightened': { breaking: true, why: 'a raised minimum, a lowered maximum, a new bound or a stricter multipleOf rejects values accepted before' },
   'request-bound-loosened': { breaking: false, why: 'a lowered minimum, a raised maximum or a removed bound accepts everything accepted before' },
@@ -66,6 +94,8 @@ export const RULES = {
   'response-media-type-added': { breaking: false, why: 'an extra content type; clients keep getting the one they asked for' },
   'response-header-removed': { breaking: true, why: 'clients reading the header (e.g. Retry-After) no longer get it' },
   'response-header-added': { breaking: false, why: 'clients ignore headers they do not read' },
+  'response-header-became-optional': { breaking: true, why: 'clients reading the header (e.g. Retry-After before waiting) may no longer get it' },
+  'response-header-became-required': { breaking: false, why: 'the header always comes now; clients that handled its absence still work' },
 
   // Response fields.
   'response-field-removed': { breaking: true, why: 'clients reading the field get undefined; a renamed field is a removed field plus an added one' },
@@ -75,10 +105,11 @@ export const RULES = {
 
   // Response values.
   'response-type-narrowed': { breaking: false, why: 'every value clients may receive now was already possible (e.g. number → integer)' },
-  'response-enum-value-added': { breaking: false, why: 'clients must handle values they do not know (a default branch); review exhaustive switches' },
+  'response-enum-value-added': { breaking: true, why: 'the generated type is a closed union: exhaustive switches over it stop compiling and code that maps every value (classifyTransfer) meets one it does not know; mark an enum `x-extensible-enum: true` to make it open by contract' },
+  'response-extensible-enum-value-added': { breaking: false, why: 'the enum says `x-extensible-enum: true`: clients were told to expect values they do not know' },
   'response-enum-value-removed': { breaking: false, why: 'clients receive a subset of the values they already handle' },
   'response-constraint-changed': { breaking: false, why: 'bounds, patterns, formats and enums of response values document them; clients do not validate responses against them (type and presence changes are separate rules)' },
-  'response-variant-added': { breaking: false, why: 'like a new enum value: clients must tolerate shapes they do not know; review exhaustive checks' },
+  'response-variant-added': { breaking: true, why: 'like a new enum value: the generated type is a closed union of the alternatives, so code that handles each of them meets a shape it does not know' },
   'response-variant-removed': { breaking: false, why: 'clients receive a subset of the shapes they already handle' },
 
   // Either side.

@@ -3,6 +3,7 @@
 // gives the verdict). `$ref`s are followed in each document; `allOf` members are merged into one view;
 // `oneOf`/`anyOf` alternatives are matched to each other (by $ref target, title, a const property, type).
 import { deepEqual, isObject, pointer, show, type Doc, type Json, type Located } from './json.ts';
+import { patternProvablyWidens } from './patterns.ts';
 import type { ChangeKind } from './rules.ts';
 
 export type Direction = 'request' | 'response';
@@ -41,13 +42,16 @@ interface SchemaView {
   /** required property name → pointer of its entry in a `required` array */
   required: Map<string, string>;
   variants?: Slot[];
+  /** `x-extensible-enum: true`: the enum is open by contract (clients expect unknown values). */
+  extensibleEnum: boolean;
 }
 
 function view(doc: Doc, slot: Slot, depth = 0): SchemaView {
   const { value, pointer: ptr } = doc.resolve(slot.value, slot.pointer);
-  const result: SchemaView = { pointer: ptr, keywords: new Map(), properties: new Map(), required: new Map() };
+  const result: SchemaView = { pointer: ptr, keywords: new Map(), properties: new Map(), required: new Map(), extensibleEnum: false };
   if (value === false) result.keywords.set('not', { value: {}, pointer: ptr }); // false ≡ { not: {} }
   if (!isObject(value)) return result; // true (or junk): accepts anything
+  result.extensibleEnum = value['x-extensible-enum'] === true;
   for (const [key, v] of Object.entries(value)) {
     if (key.startsWith('x-') || ANNOTATIONS.has(key) || key === 'properties' || key === 'required' || key === 'allOf') continue;
     if (key === 'oneOf' || key === 'anyOf') {
@@ -73,6 +77,7 @@ function view(doc: Doc, slot: Slot, depth = 0): SchemaView {
       for (const [k, v] of m.properties) if (!result.properties.has(k)) result.properties.set(k, v);
       for (const [k, v] of m.required) if (!result.required.has(k)) result.required.set(k, v);
       if (m.variants && !result.variants) result.variants = m.variants;
+      if (m.extensibleEnum) result.extensibleEnum = true;
     });
   }
   return result;
@@ -147,9 +152,11 @@ export class SchemaComparer {
           add(req ? 'request-enum-value-removed' : 'response-enum-value-removed', item.pointer, 'old', `${dir} value ${show(item.value)} removed`);
         }
       }
+      const open = n.extensibleEnum;
       for (const item of nEnum) {
         if (!oEnum.some((x) => deepEqual(x.value, item.value))) {
-          add(req ? 'request-enum-value-added' : 'response-enum-value-added', item.pointer, 'new', `${dir} value ${show(item.value)} added`);
+          const kind = req ? 'request-enum-value-added' : open ? 'response-extensible-enum-value-added' : 'response-enum-value-added';
+          add(kind, item.pointer, 'new', `${dir} value ${show(item.value)} added`);
         }
       }
     } else if (nEnum) {
@@ -168,6 +175,8 @@ export class SchemaComparer {
       const text = `pattern ${show(oPattern)} → ${show(nPattern)}`;
       if (!req) add('response-constraint-changed', ptr, side, `response ${text}`);
       else if (nPattern === undefined) add('request-pattern-removed', ptr, side, `request ${text}`);
+      else if (oPattern === undefined) add('request-pattern-added', ptr, side, `request ${text}`);
+      else if (typeof oPattern === 'string' && typeof nPattern === 'string' && patternProvablyWidens(oPattern, nPattern)) add('request-pattern-widened', ptr, side, `request ${text}`);
       else add('request-pattern-changed', ptr, side, `request ${text}`);
     }
 

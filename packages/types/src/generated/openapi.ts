@@ -175,11 +175,15 @@ export type components = {
          * @description The organization's banking balance. The provider's document does not show this body; the shape below is assumed, and servers may return other properties.
          */
         Balance: {
-            balances?: {
+            balances?: ({
                 /** @description ISO 4217 code. */
                 currency: string;
                 available: components["schemas"]["BalanceAmount"];
-            }[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * Error
@@ -195,6 +199,8 @@ export type components = {
              * @description Quote it when contacting support.
              */
             requestId: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * Nickname
@@ -224,6 +230,8 @@ export type components = {
             nickname: components["schemas"]["Nickname"];
             pixKey: components["schemas"]["PixKey"];
             destinationAddress?: components["schemas"]["DestinationAddress"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * UsdAchRecipientCreate
@@ -234,6 +242,8 @@ export type components = {
             rail: "usd_ach";
             nickname: components["schemas"]["Nickname"];
             destinationAddress?: components["schemas"]["DestinationAddress"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * UsdWireRecipientCreate
@@ -244,6 +254,8 @@ export type components = {
             rail: "usd_wire";
             nickname: components["schemas"]["Nickname"];
             destinationAddress?: components["schemas"]["DestinationAddress"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * RecipientCreate
@@ -281,6 +293,8 @@ export type components = {
             /** @description Whether the recipient is active. Transfers go only to active recipients. */
             active?: boolean;
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * Amount
@@ -299,6 +313,8 @@ export type components = {
             recipientId: components["schemas"]["ResourceId"];
             /** @description The amount to send. With the recipient, it is the transfer's request identity under one Idempotency-Key (`409 banking_transfer_idempotency_conflict` when either differs). */
             amount: components["schemas"]["Amount"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * TransferStatus
@@ -317,12 +333,16 @@ export type components = {
             amount?: components["schemas"]["Amount"];
             status: components["schemas"]["TransferStatus"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CardCreate
          * @description The card to issue. The provider's document shows none of its fields, so any JSON object is accepted here and a server may require fields this contract cannot name.
          */
-        CardCreate: Record<string, never>;
+        CardCreate: {
+            [key: string]: unknown;
+        };
         /**
          * Card
          * @description An issued card. Its fields are not shown in the provider's document; clients must tolerate unknown properties.
@@ -331,12 +351,16 @@ export type components = {
             /** @description The card's id. */
             id?: components["schemas"]["ResourceId"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CheckoutProductCreate
          * @description The checkout product to create. The provider's document shows none of its fields, so any JSON object is accepted here and a server may require fields this contract cannot name.
          */
-        CheckoutProductCreate: Record<string, never>;
+        CheckoutProductCreate: {
+            [key: string]: unknown;
+        };
         /**
          * CheckoutProduct
          * @description A checkout product. Its fields are not shown in the provider's document; clients must tolerate unknown properties.
@@ -345,6 +369,8 @@ export type components = {
             /** @description The checkout product's id. */
             id?: components["schemas"]["ResourceId"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * DiscountPercent
@@ -366,6 +392,8 @@ export type components = {
             amount?: components["schemas"]["Amount"];
             discountPercent?: components["schemas"]["DiscountPercent"];
             paymentMethod?: components["schemas"]["PaymentMethod"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CheckoutSession
@@ -378,6 +406,8 @@ export type components = {
             discountPercent?: components["schemas"]["DiscountPercent"];
             paymentMethod?: components["schemas"]["PaymentMethod"];
             idempotencyKey?: components["schemas"]["IdempotencyKeyValue"];
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {
@@ -468,7 +498,10 @@ export type components = {
          * @example order-8c1f2e:transfer
          */
         IdempotencyKey: string;
-        /** @description The id of a transfer created through the API. */
+        /**
+         * @description The id of a transfer created through the API.
+         * @example trf_01JD7Q3Z8X4K2M9N5P6R7S8T9V
+         */
         TransferId: components["schemas"]["ResourceId"];
         /**
          * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource.
@@ -660,7 +693,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The id of a transfer created through the API. */
+                /**
+                 * @description The id of a transfer created through the API.
+                 * @example trf_01JD7Q3Z8X4K2M9N5P6R7S8T9V
+                 */
                 transferId: components["parameters"]["TransferId"];
             };
             cookie?: never;
