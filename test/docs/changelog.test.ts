@@ -15,6 +15,7 @@ const doc = loadSpec();
 const change = (kind: ChangeKind, pointer: string, where: string[], side: 'old' | 'new' = 'new'): Change => ({
   kind,
   breaking: RULES[kind].breaking,
+  review: 'review' in RULES[kind],
   why: RULES[kind].why,
   pointer,
   side,
@@ -41,7 +42,7 @@ describe('the API changelog', () => {
         change('request-field-added-optional', '/components/schemas/TransferCreate/properties/memo', ['POST /v1/banking/transfers request body']),
         change('operation-removed', '/paths/~1v1~1gone/get', ['GET /v1/gone'], 'old'),
       ],
-      pending: [{ file: 'x.md', releases: new Map([['@payments/types', 'major']]), summary: 'Transfers lose `status`.\n\nMore detail.' }],
+      pending: [{ file: 'x.md', releases: new Map([['@payments/types', 'major']]), summary: 'Transfers lose `status`.\n\nMore detail.', reviewed: [] }],
       history: [],
       packages: [],
     });

@@ -121,7 +121,7 @@ function changeLine(change: Change, routes: Map<string, string>): string {
   const side = change.side === 'old' ? ' (in the previous release)' : '';
   const route = firstRoute(change, routes);
   const pointer = route ? `[\`${change.pointer}\`](#${route})` : `\`${change.pointer}\``;
-  return `- ${pointer}${side}: ${codeSpan(change.message)}. In ${where}. *${change.breaking ? 'Breaking' : 'Not breaking'}: ${change.why}.*`;
+  return `- ${pointer}${side}: ${codeSpan(change.message)}. In ${where}. *${change.breaking ? 'Breaking' : change.review ? 'Needs review' : 'Not breaking'}: ${change.why}.*`;
 }
 
 function changesMarkdown(changes: Change[], routes: Map<string, string>): string[] {
