@@ -8,12 +8,15 @@ import { snippet } from '../checks/response.ts';
 export class SetupError extends Error {}
 
 export interface AdminClient {
+  health(): Promise<void>;
   createOrganization(flags: Record<string, unknown>): Promise<{ id: string }>;
+  /** Schedules a fault (openapi-admin createFault): the next `count` requests to the operation meet it. */
+  createFault(fault: Record<string, unknown>): Promise<{ id: string }>;
   createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
   revokeApiKey(apiKeyId: string): Promise<void>;
 }
 
-export function adminClient(ctx: KitContext, token: string): AdminClient {
+export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): AdminClient {
   const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
     let res: Response;
     try {
@@ -34,6 +37,14 @@ export function adminClient(ctx: KitContext, token: string): AdminClient {
     return parsed.value as Record<string, unknown>;
   };
   return {
+    async health() {
+      await call('GET', '/health');
+    },
+    async createFault(fault) {
+      const created = await call('POST', '/faults', fault);
+      if (typeof created.id !== 'string') throw new SetupError('admin: the created fault has no id');
+      return { id: created.id };
+    },
     async createOrganization(flags) {
       const org = await call('POST', '/organizations', flags);
       if (typeof org.id !== 'string') throw new SetupError('admin: the created organization has no id');
