@@ -1,0 +1,322 @@
+// The mutants: the sandbox with ONE realistic defect each, across statuses, schemas, content types, headers,
+// error bodies and codes, idempotency, auth, CORS, concurrency, isolation, chaining and provider states. Each
+// is a small named function of the proxy (proxy.ts) in front of the real sandbox; the table of the mutation
+// score is this list. `visible: { no }` marks a defect the spec cannot show (it only assumes the thing): it is
+// run and reported, and left out of the score.
+import type { Mutant, Req, Res } from './proxy.ts';
+
+const RECIPIENTS = /^\/v1\/banking\/recipients(\?|$)/;
+const TRANSFERS = /^\/v1\/banking\/transfers(\?|$)/;
+const TRANSFER = /^\/v1\/banking\/transfers\/[^/?]+/;
+const BALANCE = /^\/v1\/banking\/balance/;
+const CARDS = /^\/v1\/cards/;
+const PRODUCTS = /^\/v1\/checkout\/products/;
+const SESSIONS = /^\/v1\/checkout\/sessions/;
+
+const is = (req: Req, method: string, path: RegExp) => req.method === method && path.test(req.path);
+const parse = (text: string): any => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+const withJson = (res: Res, change: (body: any) => any): Res => {
+  const body = parse(res.body);
+  if (body === undefined || body === null || typeof body !== 'object') return res;
+  return { ...res, body: JSON.stringify(change(body)) };
+};
+const codeOf = (res: Res): string | undefined => parse(res.body)?.code;
+const reqJson = (req: Req, change: (body: any) => any): Req => {
+  const body = parse(req.body);
+  if (body === undefined || body === null || typeof body !== 'object') return req;
+  return { ...req, body: JSON.stringify(change(body)) };
+};
+/** Remembers the last key the sandbox accepted (what a key-mixing bug would fall back to). */
+const rememberKey = (res: Res, req: Req, memory: Map<string, unknown>): Res => {
+  if (res.status < 300 && req.headers['x-api-key']) memory.set('key', req.headers['x-api-key']);
+  return res;
+};
+
+export const MUTANTS: Mutant[] = [
+  // statuses
+  {
+    name: 'transfer-created-200',
+    defect: 'POST /v1/banking/transfers answers 200 instead of the documented 201',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? { ...res, status: 200 } : res),
+  },
+  {
+    name: 'transfer-not-found-410',
+    defect: 'an unknown transfer id gets 410 instead of 404',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 404 ? { ...res, status: 410 } : res),
+  },
+  {
+    name: 'recipient-created-200',
+    defect: 'POST /v1/banking/recipients answers 200 instead of 201',
+    visible: { no: 'the 201 of recipient creation is x-assumed (the provider does not state it): another 2xx is a warning' },
+    response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 201 ? { ...res, status: 200 } : res),
+  },
+  {
+    name: 'invalid-input-500',
+    defect: 'invalid recipient input gets a 500 instead of a 400',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 400 ? { ...res, status: 500 } : res),
+  },
+  {
+    name: 'malformed-json-500',
+    defect: 'a malformed JSON body on card issuance gets a 500',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', CARDS) && res.status === 400 && parse(req.body) === undefined && req.body !== '' ? { ...res, status: 500 } : res),
+  },
+  // schemas
+  {
+    name: 'transfer-status-outside-enum',
+    defect: 'a transfer status "processing", outside the documented pending/completed/failed/cancelled',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? withJson(res, (b) => ({ ...b, status: 'processing' })) : res),
+  },
+  {
+    name: 'recipient-without-nickname',
+    defect: 'a created recipient is answered without its nickname',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 201 ? withJson(res, ({ nickname: _n, ...rest }) => rest) : res),
+  },
+  {
+    name: 'lookup-drops-id',
+    defect: 'GET /v1/banking/transfers/{id} answers the transfer without its id',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 200 ? withJson(res, ({ id: _i, ...rest }) => rest) : res),
+  },
+  {
+    name: 'lookup-other-amount',
+    defect: 'the transfer lookup shows another amount than the one created',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 200 ? withJson(res, (b) => ({ ...b, amount: '999.99' })) : res),
+  },
+  {
+    name: 'transfer-amount-3-decimals',
+    defect: 'the created transfer echoes its amount with three decimals',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? withJson(res, (b) => ({ ...b, amount: '10.005' })) : res),
+  },
+  {
+    name: 'balance-not-a-list',
+    defect: 'the balance body is a bare number',
+    visible: { no: 'the balance body is x-assumed as a whole (the provider does not show it): a mismatch is a warning' },
+    response: (res, req) => (is(req, 'GET', BALANCE) && res.status === 200 ? { ...res, body: '42' } : res),
+  },
+  {
+    name: 'card-without-id',
+    defect: 'an issued card is answered without an id',
+    visible: { no: "a card's `id` is an assumed field name (the provider shows no card fields): its absence is a warning" },
+    response: (res, req) => (is(req, 'POST', CARDS) && res.status === 201 ? withJson(res, ({ id: _i, ...rest }) => rest) : res),
+  },
+  // content types
+  {
+    name: 'product-text-plain',
+    defect: 'a created checkout product is served as text/plain',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', PRODUCTS) && res.status === 201 ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } } : res),
+  },
+  {
+    name: 'unauthorized-html',
+    defect: 'the 401 body is HTML',
+    visible: true,
+    response: (res) => (res.status === 401 ? { ...res, headers: { ...res.headers, 'content-type': 'text/html' }, body: '<h1>Unauthorized</h1>' } : res),
+  },
+  // error bodies and codes
+  {
+    name: 'error-without-request-id',
+    defect: 'error bodies lack requestId',
+    visible: true,
+    response: (res) => (res.status >= 400 && res.status < 500 ? withJson(res, ({ requestId: _r, ...rest }) => rest) : res),
+  },
+  {
+    name: 'checkout-amount-code-generic',
+    defect: 'a bad checkout amount is answered invalid_request instead of invalid_checkout_session_amount',
+    visible: true,
+    response: (res) => (codeOf(res) === 'invalid_checkout_session_amount' ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
+  },
+  {
+    name: 'pricing-conflict-code-generic',
+    defect: 'amount with discountPercent is answered invalid_request instead of checkout_session_pricing_conflict',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', SESSIONS) && codeOf(res) === 'checkout_session_pricing_conflict' && 'amount' in (parse(req.body) ?? {}) && 'discountPercent' in (parse(req.body) ?? {}) ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
+  },
+  {
+    name: 'recipient-not-found-400',
+    defect: 'recipient_not_found answered at 400 instead of 404',
+    visible: true,
+    response: (res) => (res.status === 404 && codeOf(res) === 'recipient_not_found' ? { ...res, status: 400 } : res),
+  },
+  {
+    name: 'rail-unsupported-generic',
+    defect: 'an unsupported rail is answered invalid_request instead of recipient_rail_unsupported',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', RECIPIENTS) && codeOf(res) === 'recipient_rail_unsupported' && typeof parse(req.body)?.rail === 'string' ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
+  },
+  // single-field validation bugs
+  {
+    name: 'amount-3-decimals-accepted',
+    defect: 'a transfer amount with three decimals is rounded and accepted',
+    visible: true,
+    request: (req) =>
+      is(req, 'POST', TRANSFERS)
+        ? reqJson(req, (b) => (/\.\d{3,}$/.test(String(b.amount)) ? { ...b, amount: Number(b.amount).toFixed(2) } : b))
+        : req,
+  },
+  {
+    name: 'pix-without-key-accepted',
+    defect: 'a PIX recipient without its PIX key is accepted',
+    visible: true,
+    request: (req) => (is(req, 'POST', RECIPIENTS) ? reqJson(req, (b) => (b.rail === 'brl_pix' && !('pixKey' in b) ? { ...b, pixKey: `mutant-${crypto.randomUUID()}@example.com` } : b)) : req),
+  },
+  {
+    name: 'checkout-key-too-long-accepted',
+    defect: 'a checkout Idempotency-Key over its documented 200 characters is accepted (cut to 200)',
+    visible: true,
+    request: (req) => (is(req, 'POST', SESSIONS) && (req.headers['idempotency-key']?.length ?? 0) > 200 ? { ...req, headers: { ...req.headers, 'idempotency-key': req.headers['idempotency-key']!.slice(0, 200) } } : req),
+  },
+  {
+    name: 'nickname-too-long-accepted',
+    defect: 'a nickname over 100 characters is cut and accepted',
+    visible: { no: 'the nickname bounds are x-assumed (the provider gives none): accepting a longer one is a warning' },
+    request: (req) => (is(req, 'POST', RECIPIENTS) ? reqJson(req, (b) => (typeof b.nickname === 'string' && b.nickname.length > 100 ? { ...b, nickname: b.nickname.slice(0, 100) } : b)) : req),
+  },
+  // idempotency
+  {
+    name: 'missing-key-accepted',
+    defect: 'a checkout product without an Idempotency-Key is created',
+    visible: true,
+    request: (req) => (is(req, 'POST', PRODUCTS) && !req.headers['idempotency-key'] ? { ...req, headers: { ...req.headers, 'idempotency-key': `mutant-${crypto.randomUUID()}` } } : req),
+  },
+  {
+    name: 'replay-new-resource',
+    defect: 'a replayed card issuance creates a new card (the key is not looked up)',
+    visible: true,
+    request: (req) => (is(req, 'POST', CARDS) && req.headers['idempotency-key'] ? { ...req, headers: { ...req.headers, 'idempotency-key': `${req.headers['idempotency-key'].slice(0, 200)}-${crypto.randomUUID()}` } } : req),
+  },
+  {
+    name: 'conflict-ignored',
+    defect: 'a transfer key reused with another amount replays the original instead of 409',
+    visible: true,
+    request: (req, env) => {
+      if (!is(req, 'POST', TRANSFERS) || !req.headers['idempotency-key']) return req;
+      const slot = `first:${req.headers['idempotency-key']}`;
+      const first = env.memory.get(slot) as string | undefined;
+      if (first === undefined) env.memory.set(slot, req.body);
+      return first === undefined ? req : { ...req, body: first };
+    },
+  },
+  {
+    name: 'concurrent-two-resources',
+    defect: 'two requests with one key in flight at once make two checkout products',
+    visible: true,
+    request: (req, env) => {
+      if (!is(req, 'POST', PRODUCTS) || !req.headers['idempotency-key']) return req;
+      const slot = `inflight:${req.headers['idempotency-key']}`;
+      const seen = env.memory.get(slot) === true;
+      env.memory.set(slot, true);
+      setTimeout(() => env.memory.delete(slot), 50);
+      return seen ? { ...req, headers: { ...req.headers, 'idempotency-key': `${req.headers['idempotency-key']}-2` } } : req;
+    },
+  },
+  // auth
+  {
+    name: 'no-key-accepted',
+    defect: 'card issuance without x-api-key is served with the last key seen',
+    visible: true,
+    request: (req, env) => (is(req, 'POST', CARDS) && !req.headers['x-api-key'] && !req.headers.authorization && env.memory.has('key') ? { ...req, headers: { ...req.headers, 'x-api-key': env.memory.get('key') as string } } : req),
+    response: (res, req, env) => rememberKey(res, req, env.memory),
+  },
+  {
+    name: 'bearer-accepted',
+    defect: 'the key is also read from Authorization: Bearer',
+    visible: true,
+    request: (req) => (!req.headers['x-api-key'] && req.headers.authorization?.startsWith('Bearer ') && req.path.startsWith('/v1/') ? { ...req, headers: { ...req.headers, 'x-api-key': req.headers.authorization.slice(7) } } : req),
+  },
+  {
+    name: 'unknown-key-accepted',
+    defect: 'a well-formed unknown or revoked key falls back to the last key seen',
+    visible: true,
+    handle: async (req, env) => {
+      const res = rememberKey(await env.forward(req), req, env.memory);
+      if (res.status !== 401 || !req.headers['x-api-key']?.startsWith('svc_live_') || !env.memory.has('key')) return res;
+      return env.forward({ ...req, headers: { ...req.headers, 'x-api-key': env.memory.get('key') as string } });
+    },
+  },
+  // CORS
+  {
+    name: 'cors-allow-origin',
+    defect: 'every answer carries Access-Control-Allow-Origin: *',
+    visible: true,
+    response: (res) => ({ ...res, headers: { ...res.headers, 'access-control-allow-origin': '*' } }),
+  },
+  {
+    name: 'cors-preflight-granted',
+    defect: 'a preflight is granted (OPTIONS → 204 with allow-origin/methods)',
+    visible: true,
+    handle: async (req, env) =>
+      req.method === 'OPTIONS' && req.headers.origin
+        ? { status: 204, headers: { 'access-control-allow-origin': req.headers.origin, 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'x-api-key, idempotency-key, content-type' }, body: '' }
+        : env.forward(req),
+  },
+  // isolation and chaining
+  {
+    name: 'foreign-transfer-visible',
+    defect: "a transfer lookup shows another organization's transfer",
+    visible: true,
+    handle: async (req, env) => {
+      const res = await env.forward(req);
+      if (is(req, 'POST', TRANSFERS) && res.status === 201) env.memory.set(`owner:${parse(res.body)?.id}`, req.headers['x-api-key']);
+      if (!is(req, 'GET', TRANSFER) || res.status !== 404) return res;
+      const owner = env.memory.get(`owner:${decodeURIComponent(req.path.split('/')[4]!.split('?')[0]!)}`) as string | undefined;
+      return owner ? env.forward({ ...req, headers: { ...req.headers, 'x-api-key': owner } }) : res;
+    },
+  },
+  {
+    name: 'recipient-id-unusable',
+    defect: 'the recipient id answered on creation is not the one transfers accept',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 201 ? withJson(res, (b) => ({ ...b, id: `r${String(b.id).slice(1)}x`.slice(0, 64) })) : res),
+  },
+  // headers and provider states (reached through the admin API's faults)
+  {
+    name: 'rate-limited-no-retry-after',
+    defect: '503 provider_rate_limited without its Retry-After',
+    visible: true,
+    response: (res) => (codeOf(res) === 'provider_rate_limited' ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== 'retry-after')) } : res),
+  },
+  {
+    name: 'retry-after-fraction',
+    defect: 'Retry-After: 1.5 (not an integer of seconds)',
+    visible: true,
+    response: (res) => (res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': '1.5' } } : res),
+  },
+  {
+    name: 'edge-502-json',
+    defect: "the edge's 502 carries a JSON error body",
+    visible: true,
+    response: (res) => (res.status === 502 ? { ...res, headers: { ...res.headers, 'content-type': 'application/json' }, body: '{"error":"bad gateway","code":"bad_gateway","requestId":"r"}' } : res),
+  },
+  {
+    name: 'pending-review-as-503',
+    defect: 'a transfer under review is answered 503 temporarily_unavailable instead of 409 banking_transfer_attempt_pending_review',
+    visible: true,
+    response: (res) => (codeOf(res) === 'banking_transfer_attempt_pending_review' ? withJson({ ...res, status: 503 }, (b) => ({ ...b, code: 'temporarily_unavailable' })) : res),
+  },
+  {
+    name: 'unavailable-retry-refused',
+    defect: 'after a temporary 503 the retry with the same key is answered 503 again (the attempt never resolves)',
+    visible: true,
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (key && env.memory.has(`503:${key}`)) return { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Temporarily unavailable.', code: 'temporarily_unavailable', requestId: crypto.randomUUID() }) };
+      const res = await env.forward(req);
+      if (key && res.status === 503 && codeOf(res) === 'temporarily_unavailable') env.memory.set(`503:${key}`, true);
+      return res;
+    },
+  },
+];
