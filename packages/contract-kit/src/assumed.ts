@@ -123,9 +123,9 @@ interface Cursor {
  *  - x-assumed on a property's site (the `$ref` / `allOf` wrapper under `properties`) assumes the NAME: the
  *    property leaves `required`, and a value present under that name is still checked against what the
  *    site refers to (a `status` outside the documented enum still fails);
- *  - x-assumed on a leaf schema (a string, a number: Nickname's length, a key's bounds, an id's format)
- *    assumes its BOUNDS: every keyword but `type` is relaxed, and the property stays required;
- *  - x-assumed on a shape (an object, a oneOf: a body the provider never showed) relaxes all of it.
+ *  - x-assumed on the schema a property refers to (Nickname's length, a key's bounds, an id's format, a body
+ *    the provider never showed) assumes that schema's CONSTRAINTS: they are relaxed, but the property stays
+ *    required (a recipient without its documented `nickname` still fails).
  * Nothing inside a `not` is relaxed (that would make it stricter); an assumed `not` is dropped.
  */
 function relax(doc: OpenApiDocument, value: Json, pointer: string, stack: Set<string>): Json {
@@ -136,7 +136,7 @@ function relax(doc: OpenApiDocument, value: Json, pointer: string, stack: Set<st
   const loc = locate(doc, value, pointer);
   if (!loc) return value;
   if (stack.has(loc.pointer)) return {};
-  if (loc.assumedReason) return isLeaf(loc.node) && loc.node.type !== undefined ? { type: loc.node.type } : {};
+  if (loc.assumedReason) return {};
   stack.add(loc.pointer);
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(loc.node)) {
@@ -177,9 +177,6 @@ function inline(doc: OpenApiDocument, value: Json, stack: Set<string>): Json {
   }
   return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('x-')).map(([k, v]) => [k, inline(doc, v, stack)]));
 }
-
-const SHAPE = ['properties', 'items', 'allOf', 'oneOf', 'anyOf', 'additionalProperties', 'not'];
-const isLeaf = (node: JsonObject): boolean => !SHAPE.some((k) => k in node);
 
 /** A property site that only names its value (a `$ref` or a single `allOf`, plus annotations) and is x-assumed:
  *  the assumption is the property's name. A site with constraints of its own (`type: boolean, x-assumed`)

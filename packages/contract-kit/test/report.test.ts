@@ -29,6 +29,12 @@ const report: Report = {
   durationMs: 1234,
   totals: { checks: 3, passed: 1, failed: 1, skipped: 1, warnings: 3, inconclusive: 4, requests: 12 },
   notes: ['target: a server'],
+  notApplicable: [],
+  coverage: [],
+  unexercised: [],
+  pacing: { keys: 1, waitedMs: 0, overBudget: 0, rateLimited: 0 },
+  allowSkips: false,
+  verdict: 'failed',
   checks: [
     checkOf({
       id: 'createTransfer/valid',
