@@ -27,9 +27,14 @@ export async function runAgainst(mutant: Mutant | undefined, seed: number, runs 
   try {
     const started = performance.now();
     const report = await run({ baseUrl: server.url, apiKey: 'svc_live_unused_the_kit_provisions_its_own', adminToken: server.adminToken, seed, runs, operations: [], timeoutMs: 10_000, target: 'auto' });
-    const caughtBy = [...new Set(report.checks.filter((c) => c.status === 'failed').map((c) => c.id))];
+    // Caught: the run does not pass. A failed check names the defect; a skipped one (it could not establish
+    // what it checks, e.g. every answer was a 503) fails the run too, and is listed as such.
+    const caughtBy = [
+      ...report.checks.filter((c) => c.status === 'failed').map((c) => c.id),
+      ...report.checks.filter((c) => c.status === 'skipped').map((c) => `${c.id} (skipped)`),
+    ];
     return {
-      outcome: { mutant: mutant?.name ?? '(none)', seed, caught: caughtBy.length > 0, caughtBy, requests: report.totals.requests, durationMs: Math.round(performance.now() - started) },
+      outcome: { mutant: mutant?.name ?? '(none)', seed, caught: report.verdict === 'failed', caughtBy, requests: report.totals.requests, durationMs: Math.round(performance.now() - started) },
       report,
     };
   } finally {

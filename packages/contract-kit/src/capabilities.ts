@@ -16,11 +16,13 @@ export interface Capabilities {
   exactDecimals: boolean;
   /** May answer request validation with its own problem+json (Prism), not the API's error body. */
   ownProblemJson: boolean;
+  /** Its CORS headers are the API's own (Prism adds its own, its `--cors` option being on by default). */
+  ownCors: boolean;
 }
 
 export type CapabilityName = keyof Capabilities;
 
-export const CAPABILITY_NAMES: CapabilityName[] = ['stateful', 'keyLookup', 'admin', 'answersMalformedJson', 'exactDecimals', 'ownProblemJson'];
+export const CAPABILITY_NAMES: CapabilityName[] = ['stateful', 'keyLookup', 'admin', 'answersMalformedJson', 'exactDecimals', 'ownProblemJson', 'ownCors'];
 
 /** Why a capability is missing, for the note of a check that is not applicable. */
 export const MISSING_BECAUSE: Record<CapabilityName, string> = {
@@ -30,9 +32,10 @@ export const MISSING_BECAUSE: Record<CapabilityName, string> = {
   answersMalformedJson: 'the target never answers a malformed JSON body (Prism)',
   exactDecimals: 'the target divides multipleOf in binary floating point (Prism)',
   ownProblemJson: 'the target answers with the API error body only',
+  ownCors: "the target adds CORS headers of its own (Prism's --cors, on by default)",
 };
 
 export function capabilitiesOf(target: Target, admin: boolean): Capabilities {
   const server = target === 'server';
-  return { stateful: server, keyLookup: server, admin: server && admin, answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server };
+  return { stateful: server, keyLookup: server, admin: server && admin, answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server, ownCors: server };
 }

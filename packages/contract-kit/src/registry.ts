@@ -133,7 +133,7 @@ export const CHECKS: CheckDefinition[] = [
     id: 'cors',
     title: 'no Access-Control-Allow-Origin on any answer, a preflight is not granted',
     corresponds: 'provider sections 1 and 5 rule 7 (browser CORS is off); no Schemathesis check',
-    needs: [],
+    needs: ['ownCors'],
     appliesTo: () => true,
     run: (ctx, op, env) => corsProbe(ctx, op, env.seed(op, 'cors')),
   },

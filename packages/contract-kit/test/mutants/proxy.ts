@@ -33,6 +33,8 @@ export interface Mutant {
   defect: string;
   /** Whether the spec makes the defect visible; when not, why (it is reported, and left out of the score). */
   visible: true | { no: string };
+  /** The checks (ids of registry.ts) expected to catch it; the mutant test asserts one of them fails. */
+  caughtBy?: string[];
   request?(req: Req, env: MutantEnv): Req | Promise<Req>;
   response?(res: Res, req: Req, env: MutantEnv): Res | Promise<Res>;
   /** Answers by itself (may call env.forward). */

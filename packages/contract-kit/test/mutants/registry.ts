@@ -42,12 +42,14 @@ export const MUTANTS: Mutant[] = [
   // statuses
   {
     name: 'transfer-created-200',
+    caughtBy: ['valid', 'coverage'],
     defect: 'POST /v1/banking/transfers answers 200 instead of the documented 201',
     visible: true,
     response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? { ...res, status: 200 } : res),
   },
   {
     name: 'transfer-not-found-410',
+    caughtBy: ['valid'],
     defect: 'an unknown transfer id gets 410 instead of 404',
     visible: true,
     response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 404 ? { ...res, status: 410 } : res),
@@ -60,12 +62,14 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'invalid-input-500',
+    caughtBy: ['invalid', 'coverage'],
     defect: 'invalid recipient input gets a 500 instead of a 400',
     visible: true,
     response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 400 ? { ...res, status: 500 } : res),
   },
   {
     name: 'malformed-json-500',
+    caughtBy: ['invalid', 'coverage'],
     defect: 'a malformed JSON body on card issuance gets a 500',
     visible: true,
     response: (res, req) => (is(req, 'POST', CARDS) && res.status === 400 && parse(req.body) === undefined && req.body !== '' ? { ...res, status: 500 } : res),
@@ -73,30 +77,35 @@ export const MUTANTS: Mutant[] = [
   // schemas
   {
     name: 'transfer-status-outside-enum',
+    caughtBy: ['valid', 'coverage', 'resource-chain'],
     defect: 'a transfer status "processing", outside the documented pending/completed/failed/cancelled',
     visible: true,
     response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? withJson(res, (b) => ({ ...b, status: 'processing' })) : res),
   },
   {
     name: 'recipient-without-nickname',
+    caughtBy: ['valid', 'coverage'],
     defect: 'a created recipient is answered without its nickname',
     visible: true,
     response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 201 ? withJson(res, ({ nickname: _n, ...rest }) => rest) : res),
   },
   {
     name: 'lookup-drops-id',
+    caughtBy: ['resource-chain'],
     defect: 'GET /v1/banking/transfers/{id} answers the transfer without its id',
     visible: true,
     response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 200 ? withJson(res, ({ id: _i, ...rest }) => rest) : res),
   },
   {
     name: 'lookup-other-amount',
+    caughtBy: ['resource-chain'],
     defect: 'the transfer lookup shows another amount than the one created',
     visible: true,
     response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 200 ? withJson(res, (b) => ({ ...b, amount: '999.99' })) : res),
   },
   {
     name: 'transfer-amount-3-decimals',
+    caughtBy: ['valid', 'coverage', 'resource-chain'],
     defect: 'the created transfer echoes its amount with three decimals',
     visible: true,
     response: (res, req) => (is(req, 'POST', TRANSFERS) && res.status === 201 ? withJson(res, (b) => ({ ...b, amount: '10.005' })) : res),
@@ -108,20 +117,22 @@ export const MUTANTS: Mutant[] = [
     response: (res, req) => (is(req, 'GET', BALANCE) && res.status === 200 ? { ...res, body: '42' } : res),
   },
   {
-    name: 'card-without-id',
-    defect: 'an issued card is answered without an id',
-    visible: { no: "a card's `id` is an assumed field name (the provider shows no card fields): its absence is a warning" },
-    response: (res, req) => (is(req, 'POST', CARDS) && res.status === 201 ? withJson(res, ({ id: _i, ...rest }) => rest) : res),
+    name: 'card-id-number',
+    defect: "an issued card's id is a JSON number",
+    visible: { no: 'the format of ids is x-assumed (the provider gives none): a numeric id is a warning' },
+    response: (res, req) => (is(req, 'POST', CARDS) && res.status === 201 ? withJson(res, (b) => ({ ...b, id: 4242 })) : res),
   },
   // content types
   {
     name: 'product-text-plain',
+    caughtBy: ['valid', 'coverage'],
     defect: 'a created checkout product is served as text/plain',
     visible: true,
     response: (res, req) => (is(req, 'POST', PRODUCTS) && res.status === 201 ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } } : res),
   },
   {
     name: 'unauthorized-html',
+    caughtBy: ['auth-no-key'],
     defect: 'the 401 body is HTML',
     visible: true,
     response: (res) => (res.status === 401 ? { ...res, headers: { ...res.headers, 'content-type': 'text/html' }, body: '<h1>Unauthorized</h1>' } : res),
@@ -129,30 +140,35 @@ export const MUTANTS: Mutant[] = [
   // error bodies and codes
   {
     name: 'error-without-request-id',
+    caughtBy: ['invalid', 'coverage', 'auth-no-key'],
     defect: 'error bodies lack requestId',
     visible: true,
     response: (res) => (res.status >= 400 && res.status < 500 ? withJson(res, ({ requestId: _r, ...rest }) => rest) : res),
   },
   {
     name: 'checkout-amount-code-generic',
+    caughtBy: ['coverage'],
     defect: 'a bad checkout amount is answered invalid_request instead of invalid_checkout_session_amount',
     visible: true,
     response: (res) => (codeOf(res) === 'invalid_checkout_session_amount' ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
   },
   {
     name: 'pricing-conflict-code-generic',
+    caughtBy: ['coverage', 'invalid'],
     defect: 'amount with discountPercent is answered invalid_request instead of checkout_session_pricing_conflict',
     visible: true,
     response: (res, req) => (is(req, 'POST', SESSIONS) && codeOf(res) === 'checkout_session_pricing_conflict' && 'amount' in (parse(req.body) ?? {}) && 'discountPercent' in (parse(req.body) ?? {}) ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
   },
   {
     name: 'recipient-not-found-400',
+    caughtBy: ['valid', 'coverage'],
     defect: 'recipient_not_found answered at 400 instead of 404',
     visible: true,
     response: (res) => (res.status === 404 && codeOf(res) === 'recipient_not_found' ? { ...res, status: 400 } : res),
   },
   {
     name: 'rail-unsupported-generic',
+    caughtBy: ['coverage'],
     defect: 'an unsupported rail is answered invalid_request instead of recipient_rail_unsupported',
     visible: true,
     response: (res, req) => (is(req, 'POST', RECIPIENTS) && codeOf(res) === 'recipient_rail_unsupported' && typeof parse(req.body)?.rail === 'string' ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
@@ -160,6 +176,7 @@ export const MUTANTS: Mutant[] = [
   // single-field validation bugs
   {
     name: 'amount-3-decimals-accepted',
+    caughtBy: ['coverage'],
     defect: 'a transfer amount with three decimals is rounded and accepted',
     visible: true,
     request: (req) =>
@@ -169,12 +186,14 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'pix-without-key-accepted',
+    caughtBy: ['coverage'],
     defect: 'a PIX recipient without its PIX key is accepted',
     visible: true,
     request: (req) => (is(req, 'POST', RECIPIENTS) ? reqJson(req, (b) => (b.rail === 'brl_pix' && !('pixKey' in b) ? { ...b, pixKey: `mutant-${crypto.randomUUID()}@example.com` } : b)) : req),
   },
   {
     name: 'checkout-key-too-long-accepted',
+    caughtBy: ['coverage'],
     defect: 'a checkout Idempotency-Key over its documented 200 characters is accepted (cut to 200)',
     visible: true,
     request: (req) => (is(req, 'POST', SESSIONS) && (req.headers['idempotency-key']?.length ?? 0) > 200 ? { ...req, headers: { ...req.headers, 'idempotency-key': req.headers['idempotency-key']!.slice(0, 200) } } : req),
@@ -188,18 +207,21 @@ export const MUTANTS: Mutant[] = [
   // idempotency
   {
     name: 'missing-key-accepted',
+    caughtBy: ['coverage', 'invalid'],
     defect: 'a checkout product without an Idempotency-Key is created',
     visible: true,
     request: (req) => (is(req, 'POST', PRODUCTS) && !req.headers['idempotency-key'] ? { ...req, headers: { ...req.headers, 'idempotency-key': `mutant-${crypto.randomUUID()}` } } : req),
   },
   {
     name: 'replay-new-resource',
+    caughtBy: ['idempotent-replay', 'concurrent-key'],
     defect: 'a replayed card issuance creates a new card (the key is not looked up)',
     visible: true,
     request: (req) => (is(req, 'POST', CARDS) && req.headers['idempotency-key'] ? { ...req, headers: { ...req.headers, 'idempotency-key': `${req.headers['idempotency-key'].slice(0, 200)}-${crypto.randomUUID()}` } } : req),
   },
   {
     name: 'conflict-ignored',
+    caughtBy: ['idempotency-conflict'],
     defect: 'a transfer key reused with another amount replays the original instead of 409',
     visible: true,
     request: (req, env) => {
@@ -212,6 +234,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'concurrent-two-resources',
+    caughtBy: ['concurrent-key'],
     defect: 'two requests with one key in flight at once make two checkout products',
     visible: true,
     request: (req, env) => {
@@ -226,6 +249,7 @@ export const MUTANTS: Mutant[] = [
   // auth
   {
     name: 'no-key-accepted',
+    caughtBy: ['auth-no-key'],
     defect: 'card issuance without x-api-key is served with the last key seen',
     visible: true,
     request: (req, env) => (is(req, 'POST', CARDS) && !req.headers['x-api-key'] && !req.headers.authorization && env.memory.has('key') ? { ...req, headers: { ...req.headers, 'x-api-key': env.memory.get('key') as string } } : req),
@@ -233,12 +257,14 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'bearer-accepted',
+    caughtBy: ['auth-bearer'],
     defect: 'the key is also read from Authorization: Bearer',
     visible: true,
     request: (req) => (!req.headers['x-api-key'] && req.headers.authorization?.startsWith('Bearer ') && req.path.startsWith('/v1/') ? { ...req, headers: { ...req.headers, 'x-api-key': req.headers.authorization.slice(7) } } : req),
   },
   {
     name: 'unknown-key-accepted',
+    caughtBy: ['auth-unknown-key', 'auth-revoked-key'],
     defect: 'a well-formed unknown or revoked key falls back to the last key seen',
     visible: true,
     handle: async (req, env) => {
@@ -250,12 +276,14 @@ export const MUTANTS: Mutant[] = [
   // CORS
   {
     name: 'cors-allow-origin',
+    caughtBy: ['cors'],
     defect: 'every answer carries Access-Control-Allow-Origin: *',
     visible: true,
     response: (res) => ({ ...res, headers: { ...res.headers, 'access-control-allow-origin': '*' } }),
   },
   {
     name: 'cors-preflight-granted',
+    caughtBy: ['cors'],
     defect: 'a preflight is granted (OPTIONS → 204 with allow-origin/methods)',
     visible: true,
     handle: async (req, env) =>
@@ -266,6 +294,7 @@ export const MUTANTS: Mutant[] = [
   // isolation and chaining
   {
     name: 'foreign-transfer-visible',
+    caughtBy: ['isolation'],
     defect: "a transfer lookup shows another organization's transfer",
     visible: true,
     handle: async (req, env) => {
@@ -278,6 +307,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'recipient-id-unusable',
+    caughtBy: ['resource-chain'],
     defect: 'the recipient id answered on creation is not the one transfers accept',
     visible: true,
     response: (res, req) => (is(req, 'POST', RECIPIENTS) && res.status === 201 ? withJson(res, (b) => ({ ...b, id: `r${String(b.id).slice(1)}x`.slice(0, 64) })) : res),
@@ -285,30 +315,35 @@ export const MUTANTS: Mutant[] = [
   // headers and provider states (reached through the admin API's faults)
   {
     name: 'rate-limited-no-retry-after',
+    caughtBy: ['faults'],
     defect: '503 provider_rate_limited without its Retry-After',
     visible: true,
     response: (res) => (codeOf(res) === 'provider_rate_limited' ? { ...res, headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k !== 'retry-after')) } : res),
   },
   {
     name: 'retry-after-fraction',
+    caughtBy: ['faults'],
     defect: 'Retry-After: 1.5 (not an integer of seconds)',
     visible: true,
     response: (res) => (res.headers['retry-after'] ? { ...res, headers: { ...res.headers, 'retry-after': '1.5' } } : res),
   },
   {
     name: 'edge-502-json',
+    caughtBy: ['faults'],
     defect: "the edge's 502 carries a JSON error body",
     visible: true,
     response: (res) => (res.status === 502 ? { ...res, headers: { ...res.headers, 'content-type': 'application/json' }, body: '{"error":"bad gateway","code":"bad_gateway","requestId":"r"}' } : res),
   },
   {
     name: 'pending-review-as-503',
+    caughtBy: ['faults'],
     defect: 'a transfer under review is answered 503 temporarily_unavailable instead of 409 banking_transfer_attempt_pending_review',
     visible: true,
     response: (res) => (codeOf(res) === 'banking_transfer_attempt_pending_review' ? withJson({ ...res, status: 503 }, (b) => ({ ...b, code: 'temporarily_unavailable' })) : res),
   },
   {
     name: 'unavailable-retry-refused',
+    caughtBy: ['faults'],
     defect: 'after a temporary 503 the retry with the same key is answered 503 again (the attempt never resolves)',
     visible: true,
     handle: async (req, env) => {
@@ -318,5 +353,38 @@ export const MUTANTS: Mutant[] = [
       if (key && res.status === 503 && codeOf(res) === 'temporarily_unavailable') env.memory.set(`503:${key}`, true);
       return res;
     },
+  },
+  // more validation, auth and availability bugs
+  {
+    name: 'valid-number-amount-rejected',
+    caughtBy: ['valid', 'coverage'],
+    defect: 'a valid transfer amount sent as a JSON number is rejected as 400 invalid_request',
+    visible: true,
+    response: (res, req) => (is(req, 'POST', TRANSFERS) && typeof parse(req.body)?.amount === 'number' && res.status === 201 ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Invalid amount.', code: 'invalid_request', requestId: crypto.randomUUID() }) } : res),
+  },
+  {
+    name: 'malformed-key-accepted',
+    caughtBy: ['auth-malformed-key'],
+    defect: 'an x-api-key that is not shaped like a key falls back to the last key seen',
+    visible: true,
+    request: (req, env) => (req.headers['x-api-key'] && !req.headers['x-api-key'].startsWith('svc_live_') && env.memory.has('key') ? { ...req, headers: { ...req.headers, 'x-api-key': env.memory.get('key') as string } } : req),
+    response: (res, req, env) => rememberKey(res, req, env.memory),
+  },
+  {
+    name: 'lookup-500',
+    caughtBy: ['valid'],
+    defect: 'an unknown transfer id gets an undocumented 500',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 404 ? { ...res, status: 500 } : res),
+  },
+  {
+    name: 'everything-503',
+    caughtBy: ['coverage', 'resource-chain', 'faults'],
+    defect: 'every card issuance answers 503 temporarily_unavailable (an outage that never ends)',
+    visible: true,
+    handle: async (req, env) =>
+      is(req, 'POST', CARDS) && req.headers['x-api-key']
+        ? { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Temporarily unavailable.', code: 'temporarily_unavailable', requestId: crypto.randomUUID() }) }
+        : env.forward(req),
   },
 ];
