@@ -18,6 +18,7 @@ import { isolationCheck } from './probes/isolation.ts';
 import { corsProbe } from './probes/cors.ts';
 import { concurrentKeyProbe } from './probes/concurrent.ts';
 import { faultsCheck, faultsApply } from './probes/faults.ts';
+import { orgStatesApply, orgStatesCheck } from './probes/org-states.ts';
 
 export interface CheckEnv {
   options: RunOptions;
@@ -144,6 +145,14 @@ export const CHECKS: CheckDefinition[] = [
     needs: ['stateful', 'admin'],
     appliesTo: (op, ctx) => faultsApply(ctx, op),
     run: (ctx, op, env) => faultsCheck(ctx, op, env.seed(op, 'faults')),
+  },
+  {
+    id: 'organization-states',
+    title: 'each documented organization state gets its documented answer (403 per product, card terms, checkout PIX, duplicates)',
+    corresponds: 'provider section 5 rule 6 (403 with the product code), section 7 (authorized_user_terms_required, checkout_pix_not_available, recipient_already_exists / recipient_nickname_already_exists)',
+    needs: ['stateful', 'admin'],
+    appliesTo: (op, ctx) => orgStatesApply(ctx, op) || [...(op.codes.get(409) ?? [])].some((c) => c.endsWith('_already_exists')),
+    run: (ctx, op, env) => orgStatesCheck(ctx, op, env.seed(op, 'organization-states')),
   },
 ];
 
