@@ -9,8 +9,8 @@ import { expectAccepted, expectRejected, INCONCLUSIVE } from './checks/expectati
 import { curlOf, exchange, type KitContext } from './context.ts';
 import { invalidPlans, materialize, validPlans, type RequestPlan } from './generate.ts';
 import type { Exchange } from './http.ts';
-import { propertyFacts, type MutationKind } from './mutate.ts';
-import { escapePointer, locate, type OperationModel } from './spec-model.ts';
+import { objectSchema, propertyFacts, type MutationKind } from './mutate.ts';
+import { assumedReasonOf, escapePointer, locate, type OperationModel } from './spec-model.ts';
 import { SetupError } from './probes/admin.ts';
 import { createStep, evaluate, linksOf } from './probes/chain.ts';
 import type { CheckResult, Finding } from './types.ts';
@@ -38,7 +38,17 @@ export async function validRequestsCheck(ctx: KitContext, op: OperationModel, op
   // may require fields the contract cannot name, so its rejection is a warning with the reason.
   const bodyAssumed = op.body ? locate(ctx.api.doc, resolvePointer(ctx.api.doc, op.body.schemaPointer), op.body.schemaPointer)?.assumedReason : undefined;
   const plans = await favourDocumentedPaths(ctx, op, check, validPlans(ctx, op));
-  await runProperty(ctx, op, check, plans, options, (ex) => expectAccepted(ctx, op, ex, bodyAssumed));
+  await runProperty(ctx, op, check, plans, options, async (ex, plan) => {
+    const findings = expectAccepted(ctx, op, ex, bodyAssumed);
+    if (!findings.some((f) => f.severity === 'failure' && f.rule === 'valid-rejected')) return findings;
+    const reason = await rejectedOnlyForAssumedValues(ctx, op, plan, check);
+    if (!reason) return findings;
+    return findings.map((f) =>
+      f.severity === 'failure' && f.rule === 'valid-rejected'
+        ? { ...f, severity: 'warning', assumedReason: reason, message: `${f.message}; the same request with the spec example's values in the fields whose bounds are only assumed is accepted` }
+        : f,
+    );
+  });
   return check.result();
 }
 
@@ -59,12 +69,12 @@ async function runProperty(
   check: CheckRecorder,
   arb: fc.Arbitrary<RequestPlan>,
   options: PropertyOptions,
-  expect: (ex: Exchange, plan: RequestPlan) => Finding[],
+  expect: (ex: Exchange, plan: RequestPlan) => Finding[] | Promise<Finding[]>,
 ): Promise<void> {
   const property = fc.asyncProperty(arb, async (plan) => {
     const ex = await exchange(ctx, materialize(ctx, op, plan));
     check.sent(ex.response?.status);
-    const findings = [...(ex.response ? checkResponse(ctx, op, ex.response) : []), ...expect(ex, plan)].map((f) =>
+    const findings = [...(ex.response ? checkResponse(ctx, op, ex.response) : []), ...(await expect(ex, plan))].map((f) =>
       plan.kind === 'invalid' ? { ...f, message: `[${plan.description}] ${f.message}` } : f,
     );
     const failures = findings.filter((f) => f.severity === 'failure');
@@ -174,4 +184,42 @@ function withLinked(ctx: KitContext, op: OperationModel, plan: RequestPlan, link
   const merged = isObject(body) && Object.keys(linked.body).length > 0 ? { ...body, ...linked.body } : body;
   const valid = merged === undefined || !op.body || ctx.api.validator.compile({ $ref: op.body.schemaPointer })(merged) === true;
   return { ...plan, pathValues: { ...plan.pathValues, ...linked.path }, ...(valid && merged !== undefined ? { body: { json: merged } } : {}) };
+}
+
+/**
+ * A valid request refused as invalid: was it only for a value the spec merely assumes valid (a nickname of 100
+ * characters, where the provider gives no bound; a 255-character key)? The same request is sent again with the
+ * spec example's values in those fields (and a plain key); if that one is not refused as invalid, the refusal
+ * was about an assumption: a warning with its reason, not a failure.
+ */
+async function rejectedOnlyForAssumedValues(ctx: KitContext, op: OperationModel, plan: RequestPlan, check: CheckRecorder): Promise<string | undefined> {
+  const body = plan.body && 'json' in plan.body ? plan.body.json : undefined;
+  const reasons: string[] = [];
+  let tame: RequestPlan = plan;
+  if (op.body && isObject(body)) {
+    const shape = objectSchema(ctx, op.body.schemaPointer, body);
+    const copy: JsonObject = { ...body };
+    for (const name of Object.keys(body)) {
+      const site = shape.sites[name];
+      const prop = shape.properties[name];
+      if (!site || !prop) continue;
+      const reason = propertyFacts(ctx, site.value, site.pointer).valueAssumed ?? assumedReasonOf(prop.value);
+      const example = op.requestExamples.find((e) => isObject(e) && name in e) as JsonObject | undefined;
+      if (!reason || !example) continue;
+      copy[name] = example[name]!;
+      reasons.push(reason);
+    }
+    if (ctx.api.validator.compile({ $ref: op.body.schemaPointer })(copy) !== true) return undefined;
+    tame = { ...tame, body: { json: copy } };
+  }
+  if (op.idempotencyKey?.assumedReason && typeof plan.idempotencyKey === 'string') {
+    tame = { ...tame, idempotencyKey: 'ck-assumed-bounds-probe', freshKey: true };
+    reasons.push(op.idempotencyKey.assumedReason);
+  }
+  if (reasons.length === 0) return undefined;
+  const ex = await exchange(ctx, materialize(ctx, op, tame));
+  check.sent(ex.response?.status);
+  if (!ex.response || ex.response.status >= 500) return undefined;
+  const refused = expectAccepted(ctx, op, ex, undefined).some((f) => f.severity === 'failure');
+  return refused ? undefined : [...new Set(reasons)].join(' | ');
 }

@@ -80,7 +80,7 @@ export function renderSummary(report: Report): string {
   if (report.totals.skipped > 0) lines.push(report.allowSkips ? `  ${report.totals.skipped} skipped checks allowed (--allow-skips)` : `  ${report.totals.skipped} checks were skipped: the run FAILS (what they check was not established); --allow-skips accepts that`);
   lines.push('');
   lines.push(
-    `${report.verdict === 'passed' ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${total.inconclusive} inconclusive${report.strict503 ? ' (--strict-503)' : ''}, ${report.totals.requests} requests`,
+    `${report.verdict === 'passed' ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${total.inconclusive} inconclusive${report.strict503 ? ' (--strict-503)' : ''}, ${report.totals.requests} requests, ${report.unexercised.length} documented responses never exercised`,
   );
   lines.push(`seed ${report.seed} (replay this run with --seed ${report.seed})`);
   return `${lines.join('\n')}\n`;

@@ -204,6 +204,15 @@ export const MUTANTS: Mutant[] = [
     visible: { no: 'the nickname bounds are x-assumed (the provider gives none): accepting a longer one is a warning' },
     request: (req) => (is(req, 'POST', RECIPIENTS) ? reqJson(req, (b) => (typeof b.nickname === 'string' && b.nickname.length > 100 ? { ...b, nickname: b.nickname.slice(0, 100) } : b)) : req),
   },
+  {
+    name: 'nickname-limit-50',
+    defect: 'nicknames over 50 characters are refused (400 invalid_request): a stricter bound than the spec assumes',
+    visible: { no: 'the nickname bounds are x-assumed (the provider gives none): refusing one within them is a warning' },
+    response: (res, req) =>
+      is(req, 'POST', RECIPIENTS) && res.status === 201 && String(parse(req.body)?.nickname ?? '').length > 50
+        ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Nickname too long.', code: 'invalid_request', requestId: crypto.randomUUID() }) }
+        : res,
+  },
   // idempotency
   {
     name: 'missing-key-accepted',
