@@ -12,6 +12,7 @@ import type { Exchange } from './http.ts';
 import { objectSchema, propertyFacts, type MutationKind } from './mutate.ts';
 import { assumedReasonOf, escapePointer, locate, type OperationModel } from './spec-model.ts';
 import { SetupError } from './probes/admin.ts';
+import { uniquify } from './probes/stateful.ts';
 import { createStep, evaluate, linksOf } from './probes/chain.ts';
 import type { CheckResult, Finding } from './types.ts';
 
@@ -189,8 +190,8 @@ function withLinked(ctx: KitContext, op: OperationModel, plan: RequestPlan, link
 /**
  * A valid request refused as invalid: was it only for a value the spec merely assumes valid (a nickname of 100
  * characters, where the provider gives no bound; a 255-character key)? The same request is sent again with the
- * spec example's values in those fields (and a plain key); if that one is not refused as invalid, the refusal
- * was about an assumption: a warning with its reason, not a failure.
+ * spec example's values in those fields (made unique, and a plain key); if that one succeeds, the refusal was
+ * about an assumption: a warning with its reason, not a failure.
  */
 async function rejectedOnlyForAssumedValues(ctx: KitContext, op: OperationModel, plan: RequestPlan, check: CheckRecorder): Promise<string | undefined> {
   const body = plan.body && 'json' in plan.body ? plan.body.json : undefined;
@@ -209,8 +210,10 @@ async function rejectedOnlyForAssumedValues(ctx: KitContext, op: OperationModel,
       copy[name] = example[name]!;
       reasons.push(reason);
     }
-    if (ctx.api.validator.compile({ $ref: op.body.schemaPointer })(copy) !== true) return undefined;
-    tame = { ...tame, body: { json: copy } };
+    const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
+    if (validate(copy) !== true) return undefined;
+    // Unique where uniqueness matters (the example's nickname or PIX key may already be taken).
+    tame = { ...tame, body: { json: uniquify(ctx, op, copy, (v) => validate(v) === true) } };
   }
   if (op.idempotencyKey?.assumedReason && typeof plan.idempotencyKey === 'string') {
     tame = { ...tame, idempotencyKey: 'ck-assumed-bounds-probe', freshKey: true };
@@ -219,7 +222,8 @@ async function rejectedOnlyForAssumedValues(ctx: KitContext, op: OperationModel,
   if (reasons.length === 0) return undefined;
   const ex = await exchange(ctx, materialize(ctx, op, tame));
   check.sent(ex.response?.status);
-  if (!ex.response || ex.response.status >= 500) return undefined;
-  const refused = expectAccepted(ctx, op, ex, undefined).some((f) => f.severity === 'failure');
-  return refused ? undefined : [...new Set(reasons)].join(' | ');
+  // Only a success proves the assumed values were the cause: a domain refusal (404 recipient_not_found for the
+  // example's recipient) proves nothing, so the failure stands.
+  if (!ex.response || ex.response.status < 200 || ex.response.status >= 300) return undefined;
+  return [...new Set(reasons)].join(' | ');
 }
