@@ -19,6 +19,7 @@ import { corsProbe } from './probes/cors.ts';
 import { concurrentKeyProbe } from './probes/concurrent.ts';
 import { faultsCheck, faultsApply } from './probes/faults.ts';
 import { orgStatesApply, orgStatesCheck } from './probes/org-states.ts';
+import { bodyLimitProbe, rateLimitApplies, rateLimitProbe } from './probes/limits.ts';
 
 export interface CheckEnv {
   options: RunOptions;
@@ -153,6 +154,22 @@ export const CHECKS: CheckDefinition[] = [
     needs: ['stateful', 'admin'],
     appliesTo: (op, ctx) => orgStatesApply(ctx, op) || [...(op.codes.get(409) ?? [])].some((c) => c.endsWith('_already_exists')),
     run: (ctx, op, env) => orgStatesCheck(ctx, op, env.seed(op, 'organization-states')),
+  },
+  {
+    id: 'body-limit',
+    title: 'a 1 MiB body is refused with a 4xx and the error body',
+    corresponds: 'provider section 8 (limits; the body limit is not shown, the 413 is assumed); Schemathesis `not_a_server_error`',
+    needs: [],
+    appliesTo: (op) => op.body !== undefined && op.responses.some((r) => r.status === '413'),
+    run: (ctx, op, env) => bodyLimitProbe(ctx, op, env.seed(op, 'body-limit')),
+  },
+  {
+    id: 'rate-limit',
+    title: 'past its x-rate-limit a key gets 429 with Retry-After',
+    corresponds: 'provider section 8 (stricter limits on card issuance; the 429 and its headers are not shown, assumed)',
+    needs: ['stateful', 'admin'],
+    appliesTo: (op, ctx) => rateLimitApplies(ctx, op),
+    run: (ctx, op, env) => rateLimitProbe(ctx, op, env.seed(op, 'rate-limit')),
   },
 ];
 

@@ -81,20 +81,27 @@ export async function orgStatesCheck(ctx: KitContext, op: OperationModel, seed: 
   return check.result();
 }
 
-/** A creation the spec says can collide (`…_already_exists`): the same details under a new key get that 409. */
+/**
+ * A creation the spec says can collide (`…_already_exists`): after one is created, a request under a new key
+ * that repeats ONE of its unique fields (the others fresh) gets one of those 409 codes: each unique field is
+ * tried alone (a recipient's nickname, its PIX key), so each code can be seen.
+ */
 async function uniqueness(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<void> {
   const codes = [...(op.codes.get(409) ?? [])].filter((c) => c.endsWith('_already_exists'));
   if (codes.length === 0 || op.method !== 'POST') return;
-  const body = await successBody(ctx, op, check);
-  const first = materialize(ctx, op, examplePlan(ctx, op, body));
-  const created = await send(ctx, op, check, first);
+  const original = await successBody(ctx, op, check);
+  const other = await successBody(ctx, op, check);
+  if (!isObject(original) || !isObject(other)) return;
+  const created = await send(ctx, op, check, materialize(ctx, op, examplePlan(ctx, op, original)));
   if (!created.response || created.response.status >= 300) return;
-  const again = materialize(ctx, op, examplePlan(ctx, op, body)); // a fresh key, the same details
-  const ex = await send(ctx, op, check, again, { keepInconclusive: true });
-  if (!ex.response) return;
-  const code = errorCodeOf(ex.response);
-  if (ex.response.status !== 409 || !codes.includes(code ?? '')) {
-    check.add([{ severity: 'failure', rule: 'provider-state', message: `the same details under a new key: ${label(op, ex.response)} ${code ?? ''}; the spec documents 409 ${codes.join(' or ')}. Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, again) }]);
+  for (const field of Object.keys(original).filter((k) => JSON.stringify(original[k]) !== JSON.stringify(other[k]))) {
+    const again = materialize(ctx, op, examplePlan(ctx, op, { ...other, [field]: original[field]! })); // a new key
+    const ex = await send(ctx, op, check, again, { keepInconclusive: true });
+    if (!ex.response) continue;
+    const code = errorCodeOf(ex.response);
+    if (ex.response.status !== 409 || !codes.includes(code ?? '')) {
+      check.add([{ severity: 'failure', rule: 'provider-state', message: `"${field}" of an existing one under a new key: ${label(op, ex.response)} ${code ?? ''}; the spec documents 409 ${codes.join(' or ')}. Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, again) }]);
+    }
   }
 }
 
