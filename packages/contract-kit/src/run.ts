@@ -10,7 +10,7 @@ import { createContext, type KitContext } from './context.ts';
 import { unexercised } from './coverage.ts';
 import type { Transport } from './http.ts';
 import { KeyPool } from './pacing.ts';
-import { adminClient, SetupError, type AdminClient } from './probes/admin.ts';
+import { adminClient, FULL_ORGANIZATION, SetupError, type AdminClient } from './probes/admin.ts';
 import { propertySeed } from './properties.ts';
 import { silentProgress, type Progress } from './progress.ts';
 import { selectChecks, type CheckEnv } from './registry.ts';
@@ -29,17 +29,6 @@ export interface RunHooks {
   /** Per-property time budget (generation and shrinking). */
   propertyTimeLimitMs?: number;
 }
-
-/** The organization the kit provisions with --admin-token: every product on, funded, card terms accepted. */
-export const FULL_ORGANIZATION = {
-  banking: true,
-  cards: true,
-  checkout: true,
-  walletTransfers: true,
-  cardTermsAccepted: true,
-  checkoutPix: true,
-  funding: { BRL: '1000000.00', USD: '1000000.00' },
-} as const;
 
 export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Report> {
   const progress = hooks.progress ?? silentProgress;

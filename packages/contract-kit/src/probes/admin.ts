@@ -7,6 +7,18 @@ import { snippet } from '../checks/response.ts';
 
 export class SetupError extends Error {}
 
+/** The organization the kit provisions with --admin-token: every product on, funded, card terms accepted. */
+export const FULL_ORGANIZATION = {
+  banking: true,
+  cards: true,
+  checkout: true,
+  walletTransfers: true,
+  cardTermsAccepted: true,
+  checkoutPix: true,
+  funding: { BRL: '1000000.00', USD: '1000000.00' },
+} as const;
+
+
 export interface AdminClient {
   health(): Promise<void>;
   createOrganization(flags: Record<string, unknown>): Promise<{ id: string }>;

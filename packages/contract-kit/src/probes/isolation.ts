@@ -9,9 +9,8 @@ import { curlOf, exchange, type KitContext } from '../context.ts';
 import { toCurl } from '../http.ts';
 import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
-import { SetupError } from './admin.ts';
+import { FULL_ORGANIZATION, SetupError } from './admin.ts';
 import { createStep, finishStep, linkedRequest, linksOf, type Step } from './chain.ts';
-import { FULL_ORGANIZATION } from '../run.ts';
 
 export async function isolationCheck(ctx: KitContext, start: OperationModel): Promise<CheckResult> {
   const check = new CheckRecorder(start.operationId, 'isolation', 'a second organization sees nothing of the first');

@@ -13,10 +13,9 @@ import { toCurl } from '../http.ts';
 import { examplePlan, materialize } from '../generate.ts';
 import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
-import { SetupError } from './admin.ts';
+import { FULL_ORGANIZATION, SetupError } from './admin.ts';
 import { samplePlan } from './auth.ts';
 import { send, successBody } from './stateful.ts';
-import { FULL_ORGANIZATION } from '../run.ts';
 
 interface State {
   name: string;
