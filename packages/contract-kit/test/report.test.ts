@@ -71,7 +71,7 @@ describe('summary', () => {
   it('makes inconclusive answers visible, and says how to gate on them', () => {
     expect(text).toContain("INCONCLUSIVE: 4 answers were a documented 503 or the edge's 502/504");
     expect(text).toContain('gate with --strict-503');
-    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped, 3 warnings, 4 inconclusive, 12 requests$/m);
+    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped, 3 warnings, 4 inconclusive, 12 requests, 0 documented responses never exercised$/m);
     const strict = renderSummary({ ...report, strict503: true });
     expect(strict).toContain('--strict-503: each is a failure of its check');
     expect(strict).toMatch(/4 inconclusive \(--strict-503\)/);
