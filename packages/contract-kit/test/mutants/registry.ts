@@ -246,13 +246,19 @@ export const MUTANTS: Mutant[] = [
     caughtBy: ['concurrent-key'],
     defect: 'two requests with one key in flight at once make two checkout products',
     visible: true,
-    request: (req, env) => {
-      if (!is(req, 'POST', PRODUCTS) || !req.headers['idempotency-key']) return req;
-      const slot = `inflight:${req.headers['idempotency-key']}`;
-      const seen = env.memory.get(slot) === true;
+    // The key's lookup misses while another request with it is in flight (until the sandbox has answered it).
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', PRODUCTS) || !key) return env.forward(req);
+      const slot = `inflight:${key}`;
+      const busy = env.memory.get(slot) === true;
+      if (busy) return env.forward({ ...req, headers: { ...req.headers, 'idempotency-key': `${key}-${crypto.randomUUID()}`.slice(0, 255) } });
       env.memory.set(slot, true);
-      setTimeout(() => env.memory.delete(slot), 50);
-      return seen ? { ...req, headers: { ...req.headers, 'idempotency-key': `${req.headers['idempotency-key']}-2` } } : req;
+      try {
+        return await env.forward(req);
+      } finally {
+        env.memory.delete(slot);
+      }
     },
   },
   // auth
