@@ -144,3 +144,33 @@ describe('a header the spec says always comes with one code', () => {
     expect(check(error('provider_rate_limited'), { 'retry-after': '1.5' })).toEqual([['failure', 'header']]);
   });
 });
+
+describe('error semantics (issue 16)', () => {
+  it('a catalog code answered at another status than the catalog gives it fails; an unknown code is a warning', () => {
+    const wrong = checkResponse(ctx, op('createTransfer'), exchange(400, error('recipient_not_found')).response!);
+    expect(judged(wrong)).toEqual([['failure', 'error-code']]);
+    const unknown = checkResponse(ctx, op('createTransfer'), exchange(400, error('some_new_code')).response!);
+    expect(judged(unknown)).toEqual([['warning', 'error-code']]);
+  });
+
+  it("a rejection must carry the broken constraint's x-error-code; where only an assumption was broken, a warning", () => {
+    const mutation = { description: 'amount 1.005', expectedCode: 'invalid_checkout_session_amount' };
+    expect(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_checkout_session_amount')), mutation)).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_request')), mutation))).toEqual([['failure', 'error-code']]);
+    const assumed = expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_request')), { ...mutation, assumedReason: 'assumed bound' });
+    expect(assumed).toMatchObject([{ severity: 'warning', rule: 'error-code', assumedReason: 'assumed bound' }]);
+  });
+
+  it('several codes are allowed where several constraints break at once (a missing field, a body of the wrong type)', () => {
+    const loose = { description: 'missing "rail"', expectedCode: ['invalid_request', 'recipient_rail_unsupported'] };
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_rail_unsupported')), loose)).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_nickname_already_exists')), loose))).toEqual([['failure', 'error-code']]);
+  });
+
+  it('an accepted mutation of an assumed constraint is a warning with its reason, of a documented one a failure', () => {
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), { description: 'nickname of 101' }))).toEqual([['failure', 'invalid-accepted']]);
+    expect(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), { description: 'nickname of 101', assumedReason: 'bounds assumed' })).toMatchObject([
+      { severity: 'warning', rule: 'invalid-accepted', assumedReason: 'bounds assumed' },
+    ]);
+  });
+});
