@@ -13,18 +13,21 @@ Usage:
   payments-contract-kit --base-url URL --api-key KEY [options]   (pnpm exec payments-contract-kit …)
   node packages/contract-kit/src/cli.ts --base-url URL --api-key KEY [options]
 
-Checks every response (documented status, content type, body schema, headers; x-assumed mismatches are
-warnings with their reason), fast-check generated VALID and MUTATED requests per operation (failures shrink
-to a minimal curl), auth probes (no key, malformed, unknown, Bearer; a revoked key with --admin-token),
-and stateful probes (idempotent replay, transfer idempotency conflict). Works against Prism's mock
-(detected; stateful probes are then skipped with a warning), the sandbox or a real server.
+Every response is checked (documented status, content type, body schema, headers, error codes at their
+catalog status; x-assumed mismatches are warnings with their reason). The checks form a registry
+(--list-checks): a deterministic coverage phase (every constraint broken once, every boundary hit), fast-check
+VALID and MUTATED requests (failures shrink to a minimal curl), auth probes, idempotent replay, conflict and
+concurrent same-key probes, the spec's links followed and read back, organization isolation, CORS, and with
+--admin-token the provider and organization states (faults, 403s, card terms, checkout PIX) and the limits.
+A check the target cannot answer (Prism's stateless mock) is listed as not applicable.
 
 Options:
   --base-url URL        the server, e.g. http://127.0.0.1:8080 (required)
   --api-key KEY         an API key of an organization with the products enabled
                         (default: $PAYMENTS_API_KEY, which keeps it out of \`ps\`)
-  --admin-token T       the sandbox admin token: enables the revoked-key probe
-                        (default: $SANDBOX_ADMIN_TOKEN)
+  --admin-token T       the sandbox admin token (default: $SANDBOX_ADMIN_TOKEN): the kit makes its own
+                        organization and as many keys as the rate limit needs, and runs the checks that
+                        need the admin API (revoked key, isolation, faults, organization states, rate limit)
   --seed N              replay a run: the same generated requests in the same order
                         (Idempotency-Keys and unique names stay fresh). Default: random, printed
   --runs N              generated requests per property (valid, invalid) and operation (default ${DEFAULT_RUNS})
