@@ -149,8 +149,8 @@ export const CHECKS: CheckDefinition[] = [
   },
   {
     id: 'organization-states',
-    title: 'each documented organization state gets its documented answer (403 per product, card terms, checkout PIX, duplicates)',
-    corresponds: 'provider section 5 rule 6 (403 with the product code), section 7 (authorized_user_terms_required, checkout_pix_not_available, recipient_already_exists / recipient_nickname_already_exists)',
+    title: 'each documented organization state gets its documented answer (403 per product, card terms, checkout PIX, wallet recipients, duplicates)',
+    corresponds: 'provider section 5 rule 6 (403 with the product code), section 7 (authorized_user_terms_required, checkout_pix_not_available, wallet_transfers_not_enabled, wallet_recipient_required, recipient_already_exists / recipient_nickname_already_exists)',
     needs: ['stateful', 'admin'],
     appliesTo: (op, ctx) => orgStatesApply(ctx, op) || [...(op.codes.get(409) ?? [])].some((c) => c.endsWith('_already_exists')),
     run: (ctx, op, env) => orgStatesCheck(ctx, op, env.seed(op, 'organization-states')),

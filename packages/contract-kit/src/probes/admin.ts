@@ -26,6 +26,8 @@ export interface AdminClient {
   createFault(fault: Record<string, unknown>): Promise<{ id: string }>;
   createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
   revokeApiKey(apiKeyId: string): Promise<void>;
+  /** A wallet recipient, as the dashboard saves one (the public API cannot create them). */
+  createWalletRecipient(organizationId: string, recipient: { nickname: string; destinationAddress: string; active: boolean }): Promise<{ id: string }>;
 }
 
 export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): AdminClient {
@@ -66,6 +68,11 @@ export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): 
       const key = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/api-keys`);
       if (typeof key.id !== 'string' || typeof key.key !== 'string') throw new SetupError('admin: the created API key has no id or key');
       return { id: key.id, key: key.key };
+    },
+    async createWalletRecipient(organizationId, recipient) {
+      const created = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/wallet-recipients`, recipient);
+      if (typeof created.id !== 'string') throw new SetupError('admin: the saved wallet recipient has no id');
+      return { id: created.id };
     },
     async revokeApiKey(apiKeyId) {
       await call('POST', `/api-keys/${encodeURIComponent(apiKeyId)}/revoke`);

@@ -1,8 +1,9 @@
 // Organization states the provider documents (sections 5 and 7), made through the admin API: an organization
 // with API access off, or with the operation's product off, gets the product's 403 code; card issuance
 // without accepted card terms gets 409 `authorized_user_terms_required`; a PIX checkout session without
-// checkout PIX set up gets 503 `checkout_pix_not_available`; a recipient created twice (a new key, the same
-// details) gets one of the spec's 409 `…_already_exists` codes. Each answer must be the documented status
+// checkout PIX set up gets 503 `checkout_pix_not_available`; a transfer to a wallet recipient with wallet
+// transfers off gets 403 `wallet_transfers_not_enabled`, to one not activated 409 `wallet_recipient_required`; a
+// recipient repeating a unique field of another gets one of the spec's 409 `…_already_exists` codes. Each answer must be the documented status
 // with a code the spec gives the operation there. Which admin flag makes which state is the admin API's
 // vocabulary (openapi-admin OrganizationCreate); the expected answers are read from the public spec.
 import { isObject, resolvePointer } from '@payments/spec';
@@ -15,6 +16,7 @@ import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { FULL_ORGANIZATION, SetupError } from './admin.ts';
 import { samplePlan } from './auth.ts';
+import { linksOf } from './chain.ts';
 import { send, successBody } from './stateful.ts';
 
 interface State {
@@ -72,6 +74,7 @@ export async function orgStatesCheck(ctx: KitContext, op: OperationModel, seed: 
         ]);
       }
     }
+    await walletStates(ctx, op, check);
     await uniqueness(ctx, op, check);
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
@@ -107,4 +110,38 @@ async function uniqueness(ctx: KitContext, op: OperationModel, check: CheckRecor
 function skip(check: CheckRecorder, why: string): CheckResult {
   check.skip(`skipped, ${why}`);
   return check.result();
+}
+
+// A wallet address in its all-lowercase form: valid under EIP-55 (no checksum to carry).
+const WALLET_ADDRESS = '0x52908400098527886e0f7030069857d2e4169ee7';
+const WALLET_CODES = [
+  { code: 'wallet_transfers_not_enabled', status: 403, flags: { walletTransfers: false }, active: true, what: 'wallet transfers off' },
+  { code: 'wallet_recipient_required', status: 409, flags: {}, active: false, what: 'a wallet recipient saved but not activated' },
+];
+
+/**
+ * Transfers to wallet recipients (saved in the dashboard, here through the admin API): with wallet transfers
+ * off, `403 wallet_transfers_not_enabled`; to one not yet activated, `409 wallet_recipient_required`.
+ */
+async function walletStates(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<void> {
+  const admin = ctx.admin!;
+  for (const state of WALLET_CODES) {
+    if (!op.codes.get(state.status)?.has(state.code) || op.method !== 'POST') continue;
+    const org = await admin.createOrganization({ ...FULL_ORGANIZATION, ...state.flags });
+    const { key } = await admin.createApiKey(org.id);
+    const wallet = await admin.createWalletRecipient(org.id, { nickname: `Wallet ${crypto.randomUUID().slice(0, 8)}`, destinationAddress: WALLET_ADDRESS, active: state.active });
+    const body = await successBody(ctx, op, check);
+    if (!isObject(body)) return;
+    // The field that carries a recipient's id: the one the spec's link from recipient creation fills in.
+    const link = ctx.api.operations.flatMap((o) => linksOf(o)).find((l) => l.operationId === op.operationId && isObject(l.requestBody));
+    const idField = link && isObject(link.requestBody) ? Object.keys(link.requestBody)[0] : undefined;
+    if (!idField) return;
+    const request = materialize(ctx, op, examplePlan(ctx, op, { ...body, [idField]: wallet.id }), { headers: { [ctx.api.apiKeyHeader]: key } });
+    const ex = await send(ctx, op, check, request, { keepInconclusive: true });
+    if (!ex.response) continue;
+    const code = errorCodeOf(ex.response);
+    if (ex.response.status !== state.status || code !== state.code) {
+      check.add([{ severity: 'failure', rule: 'provider-state', message: `${state.what}: ${label(op, ex.response)} ${code ?? ''}; the spec documents ${state.status} ${state.code}. Body ${snippet(ex.response.text)}`, curl: toCurl(ctx.transport.baseUrl, request, key, 'STATE_ORG_KEY') }]);
+    }
+  }
 }
