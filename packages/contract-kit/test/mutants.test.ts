@@ -15,7 +15,9 @@ const SEED = 16;
 async function kitAgainst(mutant: Mutant | undefined): Promise<Report> {
   const server = await startMutant(mutant);
   try {
-    return await run({ baseUrl: server.url, apiKey: 'svc_live_unused_the_kit_provisions_its_own', adminToken: server.adminToken, seed: SEED, runs: 10, operations: [], timeoutMs: 10_000, target: 'auto' });
+    const report = await run({ baseUrl: server.url, apiKey: 'svc_live_unused_the_kit_provisions_its_own', adminToken: server.adminToken, seed: SEED, runs: 10, operations: [], timeoutMs: 10_000, target: 'auto' });
+    expect(server.errors, 'the mutant itself crashed').toEqual([]);
+    return report;
   } finally {
     await server.close();
   }

@@ -45,6 +45,8 @@ export interface RunningMutant {
   url: string;
   adminToken: string;
   sandbox: RunningSandbox;
+  /** The mutant's own crashes (a bug of the mutant, not a catch of the kit): must stay empty. */
+  errors: string[];
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startMutant(mutant: Mutant | undefined): Promise<RunningMu
     return { status: res.status, headers: out, body: await res.text() };
   };
   const env: MutantEnv = { forward, memory };
+  const errors: string[] = [];
   const server: Server = createServer((incoming, outgoing) => {
     void (async () => {
       const req = await readReq(incoming);
@@ -75,7 +78,7 @@ export async function startMutant(mutant: Mutant | undefined): Promise<RunningMu
       }
       outgoing.writeHead(res.status, { ...res.headers, 'content-length': Buffer.byteLength(res.body) }).end(res.body);
     })().catch((err: unknown) => {
-      process.stderr.write(`mutant ${mutant?.name}: ${err instanceof Error ? err.stack : String(err)}\n`);
+      errors.push(err instanceof Error ? (err.stack ?? err.message) : String(err));
       outgoing.destroy();
     });
   });
@@ -86,6 +89,7 @@ export async function startMutant(mutant: Mutant | undefined): Promise<RunningMu
     url: `http://127.0.0.1:${port}`,
     adminToken: sandbox.adminToken,
     sandbox,
+    errors,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -157,7 +157,11 @@ export const MUTANTS: Mutant[] = [
     caughtBy: ['coverage', 'invalid'],
     defect: 'amount with discountPercent is answered invalid_request instead of checkout_session_pricing_conflict',
     visible: true,
-    response: (res, req) => (is(req, 'POST', SESSIONS) && codeOf(res) === 'checkout_session_pricing_conflict' && 'amount' in (parse(req.body) ?? {}) && 'discountPercent' in (parse(req.body) ?? {}) ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res),
+    response: (res, req) => {
+      const body = parse(req.body);
+      const both = typeof body === 'object' && body !== null && 'amount' in body && 'discountPercent' in body;
+      return is(req, 'POST', SESSIONS) && codeOf(res) === 'checkout_session_pricing_conflict' && both ? withJson(res, (b) => ({ ...b, code: 'invalid_request' })) : res;
+    },
   },
   {
     name: 'recipient-not-found-400',
