@@ -77,7 +77,13 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   };
 
   let target: Report['target'];
-  if (options.target === 'auto') {
+  // An admin API that answers the token is the sandbox's: a server (Prism has none), and no request of the
+  // run's key is spent on detection.
+  const early = options.target === 'auto' && options.adminToken ? await reachableAdmin(transport, options.adminToken, []) : undefined;
+  if (early) {
+    target = 'server';
+    notes.push('target: a server (its admin API answered the token)');
+  } else if (options.target === 'auto') {
     try {
       const { onRequest: _counted, ...quiet } = transport; // detection requests belong to no check
       const detected = await detectTarget(api, quiet, options.apiKey);
@@ -93,7 +99,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     target = options.target;
     notes.push(`target: ${target} (--target)`);
   }
-  const admin = target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined;
+  const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
   const caps = capabilitiesOf(target, admin !== undefined);
   const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes);
   ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId });
