@@ -1,4 +1,5 @@
 // The command line: argv (and two environment fallbacks) → RunOptions, or a usage error (exit code 2).
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from './run.ts';
 import type { RunOptions } from './types.ts';
@@ -12,18 +13,21 @@ Usage:
   payments-contract-kit --base-url URL --api-key KEY [options]   (pnpm exec payments-contract-kit …)
   node packages/contract-kit/src/cli.ts --base-url URL --api-key KEY [options]
 
-Checks every response (documented status, content type, body schema, headers; x-assumed mismatches are
-warnings with their reason), fast-check generated VALID and MUTATED requests per operation (failures shrink
-to a minimal curl), auth probes (no key, malformed, unknown, Bearer; a revoked key with --admin-token),
-and stateful probes (idempotent replay, transfer idempotency conflict). Works against Prism's mock
-(detected; stateful probes are then skipped with a warning), the sandbox or a real server.
+Every response is checked (documented status, content type, body schema, headers, error codes at their
+catalog status; x-assumed mismatches are warnings with their reason). The checks form a registry
+(--list-checks): a deterministic coverage phase (every constraint broken once, every boundary hit), fast-check
+VALID and MUTATED requests (failures shrink to a minimal curl), auth probes, idempotent replay, conflict and
+concurrent same-key probes, the spec's links followed and read back, organization isolation, CORS, and with
+--admin-token the provider and organization states (faults, 403s, card terms, checkout PIX) and the limits.
+A check the target cannot answer (Prism's stateless mock) is listed as not applicable.
 
 Options:
   --base-url URL        the server, e.g. http://127.0.0.1:8080 (required)
   --api-key KEY         an API key of an organization with the products enabled
                         (default: $PAYMENTS_API_KEY, which keeps it out of \`ps\`)
-  --admin-token T       the sandbox admin token: enables the revoked-key probe
-                        (default: $SANDBOX_ADMIN_TOKEN)
+  --admin-token T       the sandbox admin token (default: $SANDBOX_ADMIN_TOKEN): the kit makes its own
+                        organization and as many keys as the rate limit needs, and runs the checks that
+                        need the admin API (revoked key, isolation, faults, organization states, rate limit)
   --seed N              replay a run: the same generated requests in the same order
                         (Idempotency-Keys and unique names stay fresh). Default: random, printed
   --runs N              generated requests per property (valid, invalid) and operation (default ${DEFAULT_RUNS})
@@ -32,13 +36,21 @@ Options:
   --junit FILE          write a JUnit XML report (one testcase per check)
   --timeout-ms N        per-request timeout (default ${DEFAULT_TIMEOUT_MS})
   --target T            auto (default: Prism is detected by Prefer: code=…), prism or server
+  --checks a,b          only these checks (ids: --list-checks); default: all that apply
+  --exclude-checks a,b  leave these checks out
+  --config FILE         a JSON file with any of these options by their long names (the command line wins)
+  --allow-skips         a skipped check (a 429, a setup the server refused) does not fail the run
+  --max-wait-s N        without --admin-token the run paces itself within the spec's x-rate-limit and
+                        waits at most N s in total (default 900); past that, 429s are reported
+  --list-checks         every check: id, what it needs, the rule it corresponds to
   --strict-503          an inconclusive answer is a failure: a documented 503 (or the edge's 502/504),
                         where the kit cannot tell a transient outage from a server bug. Without it they are
                         warnings, counted per operation in the "inconclusive" column. Use it in CI
   -h, --help            this help
 
-Exit code: 0 no failures, 1 failures, 2 usage error. A summary goes to stdout, progress to stderr.
-The sandbox limits a key to 600 requests per 15 minutes (cards: 60): keep --runs moderate against it.
+Exit code: 0 passed, 1 a check failed (or was skipped, without --allow-skips), 2 usage error. A summary
+goes to stdout, progress to stderr. With --admin-token the kit provisions its own organization and as many
+keys as the rate limit needs; without it, it paces one key (600 requests per 15 minutes, cards 60).
 `;
 
 export interface CliOptions extends RunOptions {
@@ -46,7 +58,7 @@ export interface CliOptions extends RunOptions {
   junit: string | undefined;
 }
 
-export type Parsed = { help: true } | { help: false; options: CliOptions };
+export type Parsed = { help: true } | { listChecks: true; help: false } | { help: false; listChecks?: false; options: CliOptions };
 
 export function parseCli(argv: string[], env: Readonly<Record<string, string | undefined>> = process.env): Parsed {
   let values: Record<string, string | boolean | undefined>;
@@ -67,6 +79,12 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
         'timeout-ms': { type: 'string' },
         target: { type: 'string' },
         'strict-503': { type: 'boolean' },
+        checks: { type: 'string' },
+        'exclude-checks': { type: 'string' },
+        config: { type: 'string' },
+        'allow-skips': { type: 'boolean' },
+        'max-wait-s': { type: 'string' },
+        'list-checks': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -74,7 +92,11 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
   if (values.help) return { help: true };
-  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  if (values['list-checks']) return { help: false, listChecks: true };
+  const config = readConfig(typeof values.config === 'string' ? values.config : undefined);
+  // The command line wins over the config file, which wins over the defaults.
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : typeof config[name] === 'string' ? (config[name] as string) : undefined);
+  const flag = (name: string) => values[name] === true || config[name] === true;
   const baseUrl = str('base-url');
   if (!baseUrl) throw new UsageError('--base-url is required');
   let url: URL;
@@ -90,10 +112,12 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
   if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new UsageError(`--target must be auto, prism or server, got "${target}"`);
   const seedText = str('seed');
   const seed = seedText === undefined ? randomSeed() : integer('--seed', seedText, -(2 ** 31), 2 ** 31 - 1);
-  const operations = (str('operations') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const list = (name: string) =>
+    (str(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const operations = list('operations');
   if (str('operations') !== undefined && operations.length === 0) throw new UsageError('--operations needs at least one operationId');
   return {
     help: false,
@@ -106,7 +130,11 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
       operations,
       timeoutMs: integer('--timeout-ms', str('timeout-ms'), 100, 600_000, DEFAULT_TIMEOUT_MS),
       target,
-      strict503: values['strict-503'] === true,
+      strict503: flag('strict-503'),
+      checks: list('checks'),
+      excludeChecks: list('exclude-checks'),
+      allowSkips: flag('allow-skips'),
+      maxWaitS: integer('--max-wait-s', str('max-wait-s'), 0, 86_400, 900),
       json: str('json'),
       junit: str('junit'),
     },
@@ -125,3 +153,26 @@ function integer(name: string, text: string | undefined, min: number, max: numbe
 }
 
 const randomSeed = () => crypto.getRandomValues(new Int32Array(1))[0]! & 0x7fffffff;
+
+/**
+ * A JSON config file (--config): the long option names as keys, e.g. `{"checks": ["coverage", "valid"],
+ * "runs": 50, "allow-skips": true}`. Lists may be arrays; numbers may be numbers. Secrets stay in the
+ * environment.
+ */
+function readConfig(file: string | undefined): Record<string, string | boolean> {
+  if (file === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--config ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--config ${file}: not a JSON object`);
+  const allowed = new Set(['base-url', 'seed', 'runs', 'operations', 'timeout-ms', 'target', 'strict-503', 'checks', 'exclude-checks', 'allow-skips', 'max-wait-s', 'json', 'junit']);
+  const out: Record<string, string | boolean> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!allowed.has(key)) throw new UsageError(`--config ${file}: unknown key "${key}" (allowed: ${[...allowed].join(', ')})`);
+    out[key] = Array.isArray(value) ? value.map(String).join(',') : typeof value === 'boolean' ? value : String(value);
+  }
+  return out;
+}

@@ -118,14 +118,25 @@ interface Cursor {
 }
 
 /**
- * A copy of the schema with $refs inlined, every x-assumed node replaced by `{}`, assumed properties taken out
- * of `required`, and oneOf read as anyOf (an accept-anything branch would otherwise break exclusivity).
+ * A copy of the schema with $refs inlined and each assumption relaxed to exactly what it assumes, and oneOf
+ * read as anyOf (an accept-anything branch would otherwise break exclusivity):
+ *  - x-assumed on a property's site (the `$ref` / `allOf` wrapper under `properties`) assumes the NAME: the
+ *    property leaves `required`, and a value present under that name is still checked against what the
+ *    site refers to (a `status` outside the documented enum still fails);
+ *  - x-assumed on the schema a property refers to (Nickname's length, a key's bounds, an id's format, a body
+ *    the provider never showed) assumes that schema's CONSTRAINTS: they are relaxed, but the property stays
+ *    required (a recipient without its documented `nickname` still fails).
  * Nothing inside a `not` is relaxed (that would make it stricter); an assumed `not` is dropped.
  */
 function relax(doc: OpenApiDocument, value: Json, pointer: string, stack: Set<string>): Json {
+  if (isNameSite(value)) {
+    const { 'x-assumed': _a, 'x-assumed-reason': _r, ...inner } = value as JsonObject;
+    return relax(doc, inner, pointer, stack);
+  }
   const loc = locate(doc, value, pointer);
   if (!loc) return value;
-  if (loc.assumedReason || stack.has(loc.pointer)) return {};
+  if (stack.has(loc.pointer)) return {};
+  if (loc.assumedReason) return {};
   stack.add(loc.pointer);
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(loc.node)) {
@@ -143,10 +154,8 @@ function relax(doc: OpenApiDocument, value: Json, pointer: string, stack: Set<st
       if (negated && !negated.assumedReason) out.not = inline(doc, negated.node, new Set());
     } else if (key === 'required' && Array.isArray(child)) {
       const props = isObject(loc.node.properties) ? loc.node.properties : {};
-      out.required = child.filter((name) => {
-        const prop = props[String(name)];
-        return !(prop !== undefined && locate(doc, prop, `${loc.pointer}/properties/${escapePointer(String(name))}`)?.assumedReason);
-      });
+      // Only an assumed NAME excuses a missing property; an assumed bound of its value does not.
+      out.required = child.filter((name) => !isNameSite(props[String(name)]));
     } else {
       out[key] = child;
     }
@@ -167,4 +176,13 @@ function inline(doc: OpenApiDocument, value: Json, stack: Set<string>): Json {
     return resolved;
   }
   return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('x-')).map(([k, v]) => [k, inline(doc, v, stack)]));
+}
+
+/** A property site that only names its value (a `$ref` or a single `allOf`, plus annotations) and is x-assumed:
+ *  the assumption is the property's name. A site with constraints of its own (`type: boolean, x-assumed`)
+ *  assumes those too, and is relaxed like any node. */
+function isNameSite(value: Json | undefined): boolean {
+  if (!isObject(value) || value['x-assumed'] !== true) return false;
+  const own = Object.keys(value).filter((k) => !k.startsWith('x-') && !ANNOTATIONS.has(k));
+  return own.length === 1 && (own[0] === '$ref' || (own[0] === 'allOf' && Array.isArray(value.allOf) && value.allOf.length === 1));
 }

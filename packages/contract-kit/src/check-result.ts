@@ -1,5 +1,5 @@
 // Building a CheckResult: findings collected per exchange, warnings deduplicated, status derived.
-import { INCONCLUSIVE } from './checks/expectations.ts';
+import { INCONCLUSIVE, RATE_LIMITED } from './checks/expectations.ts';
 import type { CheckResult, Finding } from './types.ts';
 
 export class CheckRecorder {
@@ -48,6 +48,12 @@ export class CheckRecorder {
   }
 
   result(): CheckResult {
+    // A 429 leaves its request unchecked: a check that met one did not establish what it claims.
+    const throttled = [...this.#warnings.values()].filter((w) => w.rule === RATE_LIMITED).reduce((n, w) => n + w.count, 0);
+    if (throttled > 0 && !this.#skipped) this.skip(`${throttled} of ${this.requests} answers were 429 (rate limited): those requests were not checked`);
+    // Every answer inconclusive (a documented 503, the edge's 502/504): the check established nothing.
+    const unknown = [...this.#warnings.values()].filter((w) => w.rule === INCONCLUSIVE).reduce((n, w) => n + w.count, 0);
+    if (this.requests > 0 && unknown >= this.requests && this.failures.length === 0 && !this.#skipped) this.skip(`every answer (${unknown}) was inconclusive: nothing was checked`);
     const status = this.failures.length > 0 ? 'failed' : this.#skipped ? 'skipped' : 'passed';
     return {
       id: this.id,

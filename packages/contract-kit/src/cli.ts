@@ -8,7 +8,12 @@ import { stderrProgress } from './progress.ts';
 import { toJson } from './report/json.ts';
 import { toJunit } from './report/junit.ts';
 import { renderSummary } from './report/summary.ts';
+import { CHECKS } from './registry.ts';
 import { run, UsageError } from './run.ts';
+
+function listChecks(): string {
+  return `${CHECKS.map((c) => `${c.id}\n  ${c.title}\n  needs: ${c.needs.join(', ') || '-'}\n  corresponds to: ${c.corresponds}`).join('\n')}\n`;
+}
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -21,6 +26,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (parsed.help) {
     process.stdout.write(HELP);
+    return 0;
+  }
+  if (parsed.listChecks) {
+    process.stdout.write(listChecks());
     return 0;
   }
   const { options } = parsed;
@@ -44,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(path, text());
     process.stderr.write(`contract-kit: wrote ${path}\n`);
   }
-  return report.totals.failed > 0 ? 1 : 0;
+  return report.verdict === 'failed' ? 1 : 0;
 }
 
 main(process.argv.slice(2)).then(

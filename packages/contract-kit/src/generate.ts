@@ -23,6 +23,12 @@ export interface RequestPlan {
   /** Whether the key is valid and must be made fresh when sent. */
   freshKey: boolean;
   body?: { json: Json } | { raw: string };
+  /** For a mutation: the error code the broken constraint carries (`x-error-code`), else the catalog's
+   *  validation code; the rejection must carry it. */
+  expectedCode?: string | string[];
+  /** For a mutation that breaks only an x-assumed constraint (a bound, a name): its reason. Its acceptance
+   *  (or another code) is then a warning: the server may rightly differ where the spec only assumed. */
+  assumedReason?: string;
 }
 
 const cache = new WeakMap<OperationModel, fc.Arbitrary<RequestPlan>>();

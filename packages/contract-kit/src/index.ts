@@ -10,3 +10,7 @@ export { createContext, type KitContext, type Target } from './context.ts';
 export { checkResponse } from './checks/response.ts';
 export { Assumptions } from './assumed.ts';
 export type { CheckResult, Finding, Report, RunOptions } from './types.ts';
+export { CHECKS, CHECK_IDS, selectChecks, type CheckDefinition, type CheckEnv } from './registry.ts';
+export { capabilitiesOf, type Capabilities, type CapabilityName } from './capabilities.ts';
+export { KeyPool, rateLimitsOf, type RateLimit } from './pacing.ts';
+export type { CoverageRow } from './coverage.ts';

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import type { KitContext } from './context.ts';
 import type { RequestPlan } from './generate.ts';
-import { escapePointer, locate, type OperationModel } from './spec-model.ts';
+import { resolvePointer } from '@payments/spec';
+import { assumedReasonOf, escapePointer, locate, VALIDATION_CODE, type OperationModel } from './spec-model.ts';
 
 export type MutationKind =
   | 'missing-required'
@@ -16,9 +17,13 @@ export type MutationKind =
   | 'idempotency-key-invalid'
   | 'malformed-json';
 
-interface Candidate {
+export interface Candidate {
   value: Json;
   why: string;
+  /** The x-assumed-reason of the constraint the value breaks, when only the spec assumed it. */
+  assumedReason?: string;
+  /** The x-error-code of the node whose constraint the value breaks. */
+  code?: string;
 }
 
 interface Mutator {
@@ -61,13 +66,20 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
         apply(plan, pick) {
           const body = jsonOf(plan);
           if (!isObject(body)) return undefined;
-          const present = objectSchema(ctx, bodyPointer, body).required.filter((name) => name in body);
+          const shape = objectSchema(ctx, bodyPointer, body);
+          const present = shape.required.filter((name) => name in body);
           const name = present[pick % Math.max(present.length, 1)];
           if (name === undefined) return undefined;
           const copy = { ...body };
           delete copy[name];
           if (!isInvalid(copy)) return undefined;
-          return invalid(plan, 'missing-required', `missing required field "${name}"`, { body: { json: copy } });
+          const site = shape.sites[name];
+          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+          return invalid(plan, 'missing-required', `missing required field "${name}"`, {
+            body: { json: copy },
+            expectedCode: looseCodes(op),
+            ...(facts?.nameAssumed ? { assumedReason: facts.nameAssumed } : {}),
+          });
         },
       });
     }
@@ -84,7 +96,12 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
           const mutated = target === undefined ? replacement : { ...(body as JsonObject), [target]: replacement };
           if (!isInvalid(mutated)) continue;
           const where = target === undefined ? 'the body' : `field "${target}"`;
-          return invalid(plan, 'wrong-type', `wrong type: ${where} is ${jsonType(replacement)} ${JSON.stringify(replacement)} instead of ${jsonType(original)}`, { body: { json: mutated } });
+          const site = target === undefined || !isObject(body) ? undefined : objectSchema(ctx, bodyPointer, body).sites[target];
+          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+          return invalid(plan, 'wrong-type', `wrong type: ${where} is ${jsonType(replacement)} ${JSON.stringify(replacement)} instead of ${jsonType(original)}`, {
+            body: { json: mutated },
+            expectedCode: facts?.code ?? looseCodes(op),
+          });
         }
         return undefined;
       },
@@ -95,7 +112,7 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
         apply(plan, pick) {
           const body = jsonOf(plan);
           if (!isObject(body)) return undefined;
-          const { properties } = objectSchema(ctx, bodyPointer, body);
+          const { properties, sites } = objectSchema(ctx, bodyPointer, body);
           const options: { name: string; candidate: Candidate }[] = [];
           for (const name of Object.keys(body)) {
             const prop = properties[name];
@@ -105,8 +122,12 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
           const usable = options.filter(({ name, candidate }) => isInvalid({ ...body, [name]: candidate.value }));
           const chosen = usable[pick % Math.max(usable.length, 1)];
           if (!chosen) return undefined;
+          const site = sites[chosen.name];
+          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
           return invalid(plan, 'out-of-range', `out of range: field "${chosen.name}" = ${short(chosen.candidate.value)} (${chosen.candidate.why})`, {
             body: { json: { ...body, [chosen.name]: chosen.candidate.value } },
+            expectedCode: facts?.code ?? VALIDATION_CODE,
+            ...(chosen.candidate.assumedReason ? { assumedReason: chosen.candidate.assumedReason } : {}),
           });
         },
       });
@@ -122,12 +143,15 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
             if (!isObject(body)) return undefined;
             const mutated = { ...body, ...sample };
             if (!isInvalid(mutated)) return undefined;
-            return invalid(plan, 'exclusive-fields', `mutually exclusive fields together: ${exclusive.map((f) => `"${f}"`).join(' and ')}`, { body: { json: mutated } });
+            return invalid(plan, 'exclusive-fields', `mutually exclusive fields together: ${exclusive.map((f) => `"${f}"`).join(' and ')}`, {
+              body: { json: mutated },
+              expectedCode: exclusiveCode(ctx, bodyPointer) ?? looseCodes(op),
+            });
           },
         });
       }
     }
-    if (ctx.target !== 'prism') {
+    if (ctx.caps.answersMalformedJson) {
       list.push({
         kind: 'malformed-json',
         apply(plan) {
@@ -135,16 +159,17 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
           if (body === undefined) return undefined;
           const text = JSON.stringify(body);
           const raw = text.length > 1 ? text.slice(0, -1) : '{';
-          return invalid(plan, 'malformed-json', `malformed JSON body ${short(raw)}`, { body: { raw } });
+          return invalid(plan, 'malformed-json', `malformed JSON body ${short(raw)}`, { body: { raw }, expectedCode: VALIDATION_CODE });
         },
       });
     }
   }
   const key = op.idempotencyKey;
+  const keyCode = (key && typeof key.schema['x-error-code'] === 'string' ? key.schema['x-error-code'] : undefined) ?? VALIDATION_CODE;
   if (key?.required) {
     list.push({
       kind: 'idempotency-key-missing',
-      apply: (plan) => invalid(plan, 'idempotency-key-missing', `no ${key.name} header`, { idempotencyKey: null, freshKey: false }),
+      apply: (plan) => invalid(plan, 'idempotency-key-missing', `no ${key.name} header`, { idempotencyKey: null, freshKey: false, expectedCode: keyCode }),
     });
   }
   if (key) {
@@ -155,7 +180,12 @@ function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
         kind: 'idempotency-key-invalid',
         apply(plan, pick) {
           const c = candidates[pick % candidates.length]!;
-          return invalid(plan, 'idempotency-key-invalid', `malformed ${key.name}: ${short(c.value)} (${c.why})`, { idempotencyKey: String(c.value), freshKey: false });
+          return invalid(plan, 'idempotency-key-invalid', `malformed ${key.name}: ${short(c.value)} (${c.why})`, {
+            idempotencyKey: String(c.value),
+            freshKey: false,
+            expectedCode: keyCode,
+            ...(key.assumedReason && c.why !== 'empty' ? { assumedReason: key.assumedReason } : {}),
+          });
         },
       });
     }
@@ -184,7 +214,7 @@ function unwrap(ctx: KitContext, value: Json, pointer: string): LocatedSchema | 
 }
 
 /** The object schema that applies to `body`: the root, or the oneOf branch whose const properties it carries. */
-function objectSchema(ctx: KitContext, pointer: string, body: JsonObject): { required: string[]; properties: Record<string, LocatedSchema> } {
+export function objectSchema(ctx: KitContext, pointer: string, body: JsonObject): { required: string[]; properties: Record<string, LocatedSchema>; sites: Record<string, LocatedSchema> } {
   let schema = unwrap(ctx, { $ref: pointer }, pointer);
   if (schema && Array.isArray(schema.value.oneOf)) {
     const branches = schema.value.oneOf.map((b, i) => unwrap(ctx, b, `${schema!.pointer}/oneOf/${i}`)).filter((b): b is LocatedSchema => Boolean(b));
@@ -195,14 +225,17 @@ function objectSchema(ctx: KitContext, pointer: string, body: JsonObject): { req
         return consts.length > 0 && consts.every(([name, p]) => (p as JsonObject).const === body[name]);
       }) ?? branches[0];
   }
-  if (!schema) return { required: [], properties: {} };
+  if (!schema) return { required: [], properties: {}, sites: {} };
   const props = isObject(schema.value.properties) ? schema.value.properties : {};
   const properties: Record<string, LocatedSchema> = {};
+  const sites: Record<string, LocatedSchema> = {};
   for (const [name, prop] of Object.entries(props)) {
-    const located = unwrap(ctx, prop, `${schema.pointer}/properties/${escapePointer(name)}`);
+    const at = `${schema.pointer}/properties/${escapePointer(name)}`;
+    const located = unwrap(ctx, prop, at);
     if (located) properties[name] = located;
+    if (isObject(prop)) sites[name] = { value: prop, pointer: at };
   }
-  return { required: Array.isArray(schema.value.required) ? schema.value.required.map(String) : [], properties };
+  return { required: Array.isArray(schema.value.required) ? schema.value.required.map(String) : [], properties, sites };
 }
 
 function hasRequired(ctx: KitContext, pointer: string): boolean {
@@ -230,14 +263,21 @@ function hasBounds(ctx: KitContext, pointer: string): boolean {
   );
 }
 
-function exclusiveFields(ctx: KitContext, pointer: string): string[] | undefined {
+export function exclusiveFields(ctx: KitContext, pointer: string): string[] | undefined {
   const schema = unwrap(ctx, { $ref: pointer }, pointer);
   const not = schema && isObject(schema.value.not) ? schema.value.not : undefined;
   return not && Array.isArray(not.required) ? not.required.map(String) : undefined;
 }
 
+/** The x-error-code of the body's `not` (mutually exclusive fields), if any. */
+export function exclusiveCode(ctx: KitContext, pointer: string): string | undefined {
+  const schema = unwrap(ctx, { $ref: pointer }, pointer);
+  const not = schema && isObject(schema.value.not) ? schema.value.not : undefined;
+  return not && typeof not['x-error-code'] === 'string' ? not['x-error-code'] : undefined;
+}
+
 /** Values for `fields` from the operation's request examples (each example may carry some of them). */
-function exampleValues(op: OperationModel, fields: string[]): JsonObject | undefined {
+export function exampleValues(op: OperationModel, fields: string[]): JsonObject | undefined {
   const found: JsonObject = {};
   for (const example of op.requestExamples) {
     if (!isObject(example)) continue;
@@ -246,17 +286,25 @@ function exampleValues(op: OperationModel, fields: string[]): JsonObject | undef
   return fields.every((f) => f in found) ? found : undefined;
 }
 
-/** Values that break one constraint of a (property) schema: bounds, pattern, const/enum, multipleOf. */
-function violations(ctx: KitContext, schema: JsonObject, pointer: string): Candidate[] {
+/** Values that break one constraint of a (property) schema: bounds, pattern, const/enum, multipleOf. Each
+ *  carries the x-assumed-reason of the node it breaks (a constraint only the spec assumed). */
+export function violations(ctx: KitContext, schema: JsonObject, pointer: string, inherited?: string): Candidate[] {
+  const own = assumedReasonOf(schema) ?? inherited;
   const out: Candidate[] = [];
   if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
     const key = Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf';
     (schema[key] as Json[]).forEach((branch, i) => {
       const b = unwrap(ctx, branch, `${pointer}/${key}/${i}`);
-      if (b) out.push(...violations(ctx, b.value, b.pointer));
+      if (b) out.push(...violations(ctx, b.value, b.pointer, own));
     });
     return out;
   }
+  const leaf = leafViolations(schema);
+  return own ? leaf.map((c) => ({ ...c, assumedReason: own })) : leaf;
+}
+
+function leafViolations(schema: JsonObject): Candidate[] {
+  const out: Candidate[] = [];
   if ('const' in schema) out.push({ value: `unsupported_${String(schema.const)}`, why: `not the const ${JSON.stringify(schema.const)}` });
   if (Array.isArray(schema.enum)) out.push({ value: 'unsupported_value', why: `not one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}` });
   if (typeof schema.maxLength === 'number') out.push({ value: 'x'.repeat(schema.maxLength + 1), why: `longer than maxLength ${schema.maxLength}` });
@@ -273,8 +321,42 @@ function violations(ctx: KitContext, schema: JsonObject, pointer: string): Candi
   return out;
 }
 
+/**
+ * What a property's site and the schemas it refers to say about a violation of that property: the error
+ * code the nearest carrier gives (`x-error-code`, outermost first) and whether its NAME is assumed (x-assumed
+ * on the site itself, the `$ref`/`allOf` wrapper under `properties`: that excuses only its absence).
+ */
+export function propertyFacts(ctx: KitContext, site: Json, pointer: string): { code: string | undefined; nameAssumed: string | undefined; valueAssumed: string | undefined } {
+  const nameAssumed = assumedReasonOf(site);
+  let code: string | undefined;
+  let valueAssumed: string | undefined;
+  let current: Json | undefined = site;
+  let at = pointer;
+  for (let hops = 0; isObject(current) && hops < 20; hops++) {
+    if (typeof current['x-error-code'] === 'string') code ??= current['x-error-code'];
+    if (hops > 0 || hasConstraints(current)) valueAssumed ??= assumedReasonOf(current);
+    if (typeof current.$ref === 'string') {
+      at = current.$ref;
+      current = resolvePointer(ctx.api.doc, current.$ref);
+    } else if (Array.isArray(current.allOf) && current.allOf.length === 1) {
+      at = `${at}/allOf/0`;
+      current = current.allOf[0];
+    } else break;
+  }
+  return { code, nameAssumed, valueAssumed };
+}
+
+const CONSTRAINTS = ['type', 'const', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'format', 'oneOf', 'properties', 'required'];
+const hasConstraints = (node: JsonObject): boolean => CONSTRAINTS.some((k) => k in node);
+
+/** The codes a rejection may carry when no single property's constraint decides: the catalog's validation
+ *  code or any code the body's schema carries (a missing field, a body of the wrong type). */
+export const looseCodes = (op: OperationModel): string[] => [VALIDATION_CODE, ...op.schemaCodes.keys()];
+
+export { VALIDATION_CODE };
+
 /** Keys that break the Idempotency-Key parameter's schema. */
-function keyViolations(schema: JsonObject): Candidate[] {
+export function keyViolations(schema: JsonObject): Candidate[] {
   const out: Candidate[] = [];
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   if (min > 0) out.push({ value: '', why: 'empty' });

@@ -1,18 +1,19 @@
-// One contract run: detect the target, then per operation the generated-request properties, the auth probes
-// and the stateful probes, in a fixed order (so --seed replays the same run). Returns the report; writing it
-// and the exit code are the CLI's business. Under --strict-503 every inconclusive answer (a documented 503 or
-// the edge's 502/504) becomes a failure of its check.
+// One contract run: detect the target and its capabilities, provision keys (with --admin-token), then per
+// operation every selected check of the registry that applies, in a fixed order (so --seed replays the same
+// run). Returns the report; writing it and the exit code are the CLI's business. Under --strict-503 every
+// inconclusive answer (a documented 503 or the edge's 502/504) becomes a failure of its check.
 import { loadSpec, type OpenApiDocument } from '@payments/spec';
+import { capabilitiesOf, MISSING_BECAUSE } from './capabilities.ts';
 import { CheckRecorder } from './check-result.ts';
-import { INCONCLUSIVE } from './checks/expectations.ts';
+import { INCONCLUSIVE, RATE_LIMITED } from './checks/expectations.ts';
 import { createContext, type KitContext } from './context.ts';
+import { unexercised } from './coverage.ts';
 import type { Transport } from './http.ts';
-import { mutationKinds } from './mutate.ts';
-import { AUTH_PROBES, authProbe } from './probes/auth.ts';
-import { revokedKeyProbe } from './probes/revoked.ts';
-import { CONFLICT_CODE, conflictProbe, replayProbe } from './probes/stateful.ts';
-import { invalidRequestsCheck, propertySeed, validRequestsCheck } from './properties.ts';
+import { KeyPool } from './pacing.ts';
+import { adminClient, FULL_ORGANIZATION, SetupError, type AdminClient } from './probes/admin.ts';
+import { propertySeed } from './properties.ts';
 import { silentProgress, type Progress } from './progress.ts';
+import { selectChecks, type CheckEnv } from './registry.ts';
 import { loadApi, type OperationModel } from './spec-model.ts';
 import { detectTarget, UnreachableError } from './target.ts';
 import type { CheckResult, Report, RunOptions } from './types.ts';
@@ -29,43 +30,60 @@ export interface RunHooks {
   propertyTimeLimitMs?: number;
 }
 
-interface Task {
-  name: string;
-  run(): Promise<CheckResult | undefined>;
-}
-
 export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Report> {
   const progress = hooks.progress ?? silentProgress;
   const started = Date.now();
   const api = loadApi(hooks.doc ?? loadSpec());
   const selected = selectOperations(api.operations, options.operations);
+  const { checks: definitions, unknown } = selectChecks(options.checks ?? [], options.excludeChecks ?? []);
+  if (unknown.length > 0) throw new UsageError(`unknown check${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (see --list-checks)`);
   const transport: Transport = { baseUrl: options.baseUrl.replace(/\/+$/, ''), timeoutMs: options.timeoutMs, onRequest: () => progress.request() };
   const notes: string[] = [];
-  const report = (checks: CheckResult[], target: Report['target']): Report => ({
-    tool: TOOL,
-    baseUrl: transport.baseUrl,
-    target,
-    seed: options.seed,
-    runs: options.runs,
-    strict503: options.strict503 === true,
-    operations: selected.map((op) => op.operationId),
-    startedAt: new Date(started).toISOString(),
-    durationMs: Date.now() - started,
-    totals: {
-      checks: checks.length,
-      passed: checks.filter((c) => c.status === 'passed').length,
-      failed: checks.filter((c) => c.status === 'failed').length,
-      skipped: checks.filter((c) => c.status === 'skipped').length,
-      warnings: checks.reduce((n, c) => n + c.warnings.length, 0),
-      inconclusive: checks.reduce((n, c) => n + c.inconclusive, 0),
-      requests: checks.reduce((n, c) => n + c.requests, 0),
-    },
-    checks,
-    notes,
-  });
+  const notApplicable: Report['notApplicable'] = [];
+  let ctx: KitContext | undefined;
+  const report = (checks: CheckResult[], target: Report['target']): Report => {
+    const coverage = ctx ? ctx.coverage.rows(selected) : [];
+    const failed = checks.filter((c) => c.status === 'failed').length;
+    const skipped = checks.filter((c) => c.status === 'skipped').length;
+    return {
+      tool: TOOL,
+      baseUrl: transport.baseUrl,
+      target,
+      seed: options.seed,
+      runs: options.runs,
+      strict503: options.strict503 === true,
+      operations: selected.map((op) => op.operationId),
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      totals: {
+        checks: checks.length,
+        passed: checks.filter((c) => c.status === 'passed').length,
+        failed,
+        skipped,
+        warnings: checks.reduce((n, c) => n + c.warnings.length, 0),
+        inconclusive: checks.reduce((n, c) => n + c.inconclusive, 0),
+        requests: checks.reduce((n, c) => n + c.requests, 0),
+      },
+      checks,
+      notes,
+      notApplicable,
+      coverage,
+      unexercised: unexercised(coverage),
+      // 429s the run ran into (the rate-limit probe's own, expected one is not counted).
+      pacing: { ...(ctx?.keys.stats ?? { keys: 1, waitedMs: 0, overBudget: 0 }), rateLimited: checks.reduce((n, c) => n + c.warnings.filter((w) => w.rule === RATE_LIMITED).reduce((m, w) => m + w.count, 0), 0) },
+      allowSkips: options.allowSkips === true,
+      verdict: failed > 0 || (skipped > 0 && options.allowSkips !== true) ? 'failed' : 'passed',
+    };
+  };
 
   let target: Report['target'];
-  if (options.target === 'auto') {
+  // An admin API that answers the token is the sandbox's: a server (Prism has none), and no request of the
+  // run's key is spent on detection.
+  const early = options.target === 'auto' && options.adminToken ? await reachableAdmin(transport, options.adminToken, []) : undefined;
+  if (early) {
+    target = 'server';
+    notes.push('target: a server (its admin API answered the token)');
+  } else if (options.target === 'auto') {
     try {
       const { onRequest: _counted, ...quiet } = transport; // detection requests belong to no check
       const detected = await detectTarget(api, quiet, options.apiKey);
@@ -81,8 +99,29 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     target = options.target;
     notes.push(`target: ${target} (--target)`);
   }
-  const ctx = createContext(api, transport, options.apiKey, target);
-  const tasks = plan(ctx, selected, options);
+  const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
+  const caps = capabilitiesOf(target, admin !== undefined);
+  const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes);
+  ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId });
+  const env: CheckEnv = {
+    options,
+    selected,
+    seed: (op, id) => propertySeed(options.seed, `${op.operationId}/${id}`),
+    timeLimitMs: hooks.propertyTimeLimitMs ?? 120_000,
+  };
+  const tasks: { name: string; run: () => Promise<CheckResult | undefined> }[] = [];
+  for (const op of selected) {
+    for (const def of definitions) {
+      if (!def.appliesTo(op, ctx, env)) continue;
+      const missing = def.needs.filter((c) => !caps[c]);
+      if (missing.length > 0) {
+        notApplicable.push({ check: def.id, operationId: op.operationId, reason: missing.map((c) => MISSING_BECAUSE[c]).join('; ') });
+        continue;
+      }
+      const context = ctx;
+      tasks.push({ name: `${op.operationId} › ${def.title}`, run: () => def.run(context, op, env) });
+    }
+  }
   progress.begin(tasks.length);
   const checks: CheckResult[] = [];
   try {
@@ -99,6 +138,42 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     progress.end();
   }
   return report(checks, target);
+}
+
+async function reachableAdmin(transport: Transport, token: string, notes: string[]): Promise<AdminClient | undefined> {
+  const admin = adminClient({ transport }, token);
+  try {
+    await admin.health();
+    return admin;
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    notes.push(`admin API not available (${err.message}): the checks that need it are not run`);
+    return undefined;
+  }
+}
+
+/**
+ * The run's keys. With the admin API: an organization of the kit's own (every product on, funded) and
+ * as many keys of it as the rate limit needs, so the run never waits and never meets a 429. Without it:
+ * the given key, paced within the documented limit (waiting at most --max-wait-s in total).
+ */
+async function provisionKeys(admin: AdminClient | undefined, options: RunOptions, notes: string[]): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
+  const maxWaitMs = (options.maxWaitS ?? 900) * 1000;
+  if (!admin) {
+    notes.push(`rate limit: one key, paced within the spec's x-rate-limit (waits at most ${maxWaitMs / 1000} s in total; then 429s are reported and their checks skipped)`);
+    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs }) };
+  }
+  try {
+    const org = await admin.createOrganization(FULL_ORGANIZATION);
+    const first = await admin.createApiKey(org.id);
+    notes.push(`rate limit: the kit's own organization ${org.id} (admin API), a new key of it whenever one nears the spec's x-rate-limit`);
+    const keys = new KeyPool({ primary: first.key, maxWaitMs, provision: async () => (await admin.createApiKey(org.id)).key });
+    return { apiKey: first.key, keys, organizationId: org.id };
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    notes.push(`could not provision keys through the admin API (${err.message}): one key, paced`);
+    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs }) };
+  }
 }
 
 /** --strict-503: the check's inconclusive warnings become failures (the count stays as it was). */
@@ -125,27 +200,5 @@ function selectOperations(all: OperationModel[], wanted: string[]): OperationMod
   const known = new Map(all.map((op) => [op.operationId, op]));
   const unknown = wanted.filter((id) => !known.has(id));
   if (unknown.length > 0) throw new UsageError(`unknown operation${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the spec has ${all.map((op) => op.operationId).join(', ')})`);
-  return all.filter((op) => wanted.includes(op.operationId));
-}
-
-function plan(ctx: KitContext, ops: OperationModel[], options: RunOptions): Task[] {
-  const tasks: Task[] = [];
-  const revokedOn = ops.find((op) => op.method === 'GET' && op.pathParams.length === 0) ?? ops[0];
-  const property = (id: string) => ({ seed: propertySeed(options.seed, id), runs: options.runs, timeLimitMs: 120_000 });
-  for (const op of ops) {
-    const id = op.operationId;
-    tasks.push({ name: `${id} › valid requests`, run: () => validRequestsCheck(ctx, op, property(`${id}/valid`)) });
-    if (mutationKinds(ctx, op).length > 0) {
-      tasks.push({ name: `${id} › invalid requests`, run: () => invalidRequestsCheck(ctx, op, property(`${id}/invalid`), []) });
-    }
-    if (op.secured) {
-      for (const probe of AUTH_PROBES) tasks.push({ name: `${id} › ${probe.name}`, run: () => authProbe(ctx, op, probe, propertySeed(options.seed, `${id}/${probe.slug}`)) });
-    }
-    if (op.method === 'POST' && op.idempotencyKey) tasks.push({ name: `${id} › idempotent replay`, run: () => replayProbe(ctx, op) });
-    if (op.codes.get(409)?.has(CONFLICT_CODE)) tasks.push({ name: `${id} › idempotency conflict`, run: () => conflictProbe(ctx, op) });
-    if (op === revokedOn && op.secured) {
-      tasks.push({ name: `${id} › revoked key`, run: () => revokedKeyProbe(ctx, op, options.adminToken, propertySeed(options.seed, `${id}/revoked`)) });
-    }
-  }
-  return tasks;
+  return wanted.map((id) => known.get(id)!);
 }

@@ -85,6 +85,17 @@ export interface ResponseModel {
   /** `x-origin: edge`: the edge network's answer, never the API's JSON. */
   edge: boolean;
   assumedReason: string | undefined;
+  /** OpenAPI `links`: what a client can call next with values of this response. */
+  links: LinkModel[];
+}
+
+/** An OpenAPI link: the target operation, its parameters and (partial) request body as runtime expressions
+ *  (`$response.body#/id`) or literals. */
+export interface LinkModel {
+  name: string;
+  operationId: string;
+  parameters: Record<string, Json>;
+  requestBody: Json | undefined;
 }
 
 export interface OperationModel {
@@ -236,7 +247,14 @@ function responseModels(doc: OpenApiDocument, value: Json | undefined, pointer: 
           ];
         })
       : [];
-    return [{ status, pointer: response.pointer, content, headers, edge: response.node['x-origin'] === 'edge', assumedReason: response.assumedReason }];
+    const links = isObject(response.node.links)
+      ? Object.entries(response.node.links).flatMap(([name, raw]) => {
+          const link = locate(doc, raw, `${response.pointer}/links/${escapePointer(name)}`);
+          if (!link || typeof link.node.operationId !== 'string') return [];
+          return [{ name, operationId: link.node.operationId, parameters: isObject(link.node.parameters) ? link.node.parameters : {}, requestBody: link.node.requestBody }];
+        })
+      : [];
+    return [{ status, pointer: response.pointer, content, headers, edge: response.node['x-origin'] === 'edge', assumedReason: response.assumedReason, links }];
   });
 }
 

@@ -6,9 +6,11 @@ export type Severity = 'failure' | 'warning';
 export interface Finding {
   severity: Severity;
   /** What kind of rule: `status`, `content-type`, `body-schema`, `edge-body`, `header`, `valid-rejected`,
-   *  `invalid-accepted`, `invalid-error-body`, `server-error`, `auth`, `replay`, `conflict`, `no-response`,
-   *  `skipped`, `inconclusive` (a documented 503 or the edge's 502/504: the outcome was not checked; a failure
-   *  under --strict-503), `rate-limited` (a 429), `prism`, `error-code`, `generator`, `kit-error`. */
+   *  `invalid-accepted`, `invalid-error-body`, `server-error`, `auth`, `replay`, `conflict`, `concurrent-key`,
+   *  `link`, `read-back`, `isolation`, `cors`, `provider-state`, `rate-limit`, `no-response`, `skipped`,
+   *  `not-applicable`, `inconclusive` (a documented 503 or the edge's 502/504: the outcome was not checked; a
+   *  failure under --strict-503), `rate-limited` (a 429 the run ran into), `prism`, `error-code` (a code at
+   *  another status than the catalog's, or not the broken constraint's), `generator`, `kit-error`. */
   rule: string;
   message: string;
   /** The x-assumed-reason when the finding is a warning because the spec only assumed the thing. */
@@ -56,6 +58,14 @@ export interface RunOptions {
   target: 'auto' | 'prism' | 'server';
   /** Inconclusive answers (documented 503s, the edge's 502/504) are failures, not warnings. */
   strict503?: boolean;
+  /** Check ids to run (all when empty or absent) and to leave out (see registry.ts). */
+  checks?: string[];
+  excludeChecks?: string[];
+  /** A skipped check (it ran but could not establish its outcome: a 429, a failed setup) does not fail the run. */
+  allowSkips?: boolean;
+  /** Pacing without --admin-token: the longest the run may wait in total for the rate limit's window
+   *  (default 900 s); past it, requests are sent anyway and their 429s reported. */
+  maxWaitS?: number;
 }
 
 export interface Report {
@@ -72,4 +82,16 @@ export interface Report {
   totals: { checks: number; passed: number; failed: number; skipped: number; warnings: number; inconclusive: number; requests: number };
   checks: CheckResult[];
   notes: string[];
+  /** Checks that apply to an operation but need a capability the target lacks, with the reason. */
+  notApplicable: { check: string; operationId: string; reason: string }[];
+  /** Per operation and documented status: how often it was answered, and its codes. */
+  coverage: import('./coverage.ts').CoverageRow[];
+  /** Documented statuses and codes no answer of the run showed. */
+  unexercised: string[];
+  /** Rate-limit pacing: keys used, time waited, requests sent over budget; and 429 answers. */
+  pacing: import('./pacing.ts').PacingStats & { rateLimited: number };
+  /** Whether skipped checks were allowed (--allow-skips). */
+  allowSkips: boolean;
+  /** The exit verdict: failed checks, or skipped ones without --allow-skips. */
+  verdict: 'passed' | 'failed';
 }

@@ -2,13 +2,14 @@
 // the nearest x-assumed-reason; the same kind of mismatch on what the provider documents is a failure.
 import { describe, expect, it } from 'vitest';
 import { checkResponse } from '../src/checks/response.ts';
+import { capabilitiesOf } from '../src/capabilities.ts';
 import { createContext } from '../src/context.ts';
 import type { HttpResponse } from '../src/http.ts';
 import { judgeRefusal } from '../src/probes/auth.ts';
 import { loadApi } from '../src/spec-model.ts';
 
 const api = loadApi();
-const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server');
+const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server', capabilitiesOf('server', false));
 const op = (id: string) => api.byId.get(id)!;
 const REQUEST_ID = '0b0e7b1c-7e51-4a51-9f5a-4f8d0c6b7a11';
 
@@ -123,5 +124,23 @@ describe('headers and content', () => {
   it('content type is never assumed (the provider: bodies are JSON)', () => {
     const res: HttpResponse = { status: 201, headers: new Headers({ 'content-type': 'text/plain' }), text: '{"id":"prd_1"}', ms: 1 };
     expect(checkResponse(ctx, op('createCheckoutProduct'), res).map((f) => [f.severity, f.rule])).toEqual([['failure', 'content-type']]);
+  });
+});
+
+describe('precise assumptions (issue 16)', () => {
+  it('an assumed field NAME excuses its absence, not a value outside the documented enum', () => {
+    // Transfer.status: the name is assumed (x-assumed on the property's $ref site); its values are documented.
+    const absent = checkResponse(ctx, op('createTransfer'), response(201, { id: 'trf_1' }));
+    expect(absent.map((f) => [f.severity, f.rule])).toEqual([['warning', 'body-schema']]);
+    const outside = checkResponse(ctx, op('createTransfer'), response(201, { id: 'trf_1', status: 'processing' }));
+    expect(outside.map((f) => [f.severity, f.rule])).toEqual([['failure', 'body-schema']]);
+  });
+
+  it('an assumed BOUND excuses the bound, not the documented field’s absence', () => {
+    // Recipient.nickname: the field is documented; only its 1–100 length is assumed (Nickname.yaml).
+    const long = checkResponse(ctx, op('createRecipient'), response(201, { id: 'rcp_1', nickname: 'n'.repeat(101), rail: 'brl_pix' }));
+    expect(long.map((f) => [f.severity, f.rule])).toEqual([['warning', 'body-schema']]);
+    const missing = checkResponse(ctx, op('createRecipient'), response(201, { id: 'rcp_1', rail: 'brl_pix' }));
+    expect(missing.map((f) => [f.severity, f.rule])).toEqual([['failure', 'body-schema']]);
   });
 });

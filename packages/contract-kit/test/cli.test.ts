@@ -1,13 +1,16 @@
-// The command: usage errors (exit 2), a failing run against the broken fixture (exit 1, summary, JSON and
-// JUnit files, progress lines on a non-TTY stderr), a clean run (exit 0), and --seed replaying a run.
+// The command: usage errors (exit 2), a failing run against a mutant sandbox (exit 1, summary, JSON and JUnit
+// files, progress lines on a non-TTY stderr), a clean run (exit 0), --seed replaying a run, check selection
+// (--checks, --config, --list-checks), and a throttled run that does not pass (429s → skipped → exit 1).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/types.ts';
-import { startBrokenServer, type BrokenServer } from './fixtures/broken-server.ts';
+import { adminOf } from '../../sandbox/test/support.ts';
+import { startMutant, type RunningMutant } from './mutants/proxy.ts';
+import { MUTANTS } from './mutants/registry.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -43,13 +46,41 @@ describe('usage', () => {
   });
 });
 
+describe('check selection', () => {
+  it('--list-checks prints every check with what it needs and the rule it corresponds to', async () => {
+    const { code, stdout } = await cli(['--list-checks']);
+    expect(code).toBe(0);
+    for (const id of ['coverage', 'valid', 'invalid', 'auth-no-key', 'auth-revoked-key', 'idempotent-replay', 'idempotency-conflict', 'concurrent-key', 'resource-chain', 'isolation', 'cors', 'faults']) {
+      expect(stdout).toMatch(new RegExp(`^${id}\\n  .+\\n  needs: .+\\n  corresponds to: .+`, 'm'));
+    }
+  });
+
+  it('an unknown check id is a usage error (exit 2), from the command line or the config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'contract-kit-'));
+    try {
+      const bad = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--checks', 'nope', '--target', 'server']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/unknown check nope/);
+      const config = join(dir, 'kit.json');
+      writeFileSync(config, JSON.stringify({ frobnicate: 1 }));
+      const badConfig = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--config', config]);
+      expect(badConfig.code).toBe(2);
+      expect(badConfig.stderr).toMatch(/unknown key "frobnicate"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('runs', () => {
-  let broken: BrokenServer;
-  let clean: BrokenServer;
+  let broken: RunningMutant;
+  let clean: RunningMutant;
+  let cleanKey: string;
   let dir: string;
   beforeAll(async () => {
-    broken = await startBrokenServer();
-    clean = await startBrokenServer({ violations: {} });
+    broken = await startMutant(MUTANTS.find((m) => m.name === 'conflict-ignored')!);
+    clean = await startMutant(undefined);
+    ({ key: cleanKey } = await adminOf({ url: clean.sandbox.url, adminToken: clean.adminToken }).org({ cardTermsAccepted: true, checkoutPix: true, walletTransfers: true }));
     dir = mkdtempSync(join(tmpdir(), 'contract-kit-'));
   });
   afterAll(async () => {
@@ -58,68 +89,96 @@ describe('runs', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('against the broken fixture: exit 1, the summary, the JSON and JUnit reports', async () => {
+  it('against a mutant: exit 1, the summary with the coverage table, the JSON and JUnit reports', async () => {
     const json = join(dir, 'report.json');
     const junit = join(dir, 'out', 'report.xml');
-    const { code, stdout, stderr } = await cli(['--base-url', broken.url, '--seed', '5', '--runs', '5', '--json', json, '--junit', junit], { PAYMENTS_API_KEY: broken.apiKey });
+    const { code, stdout, stderr } = await cli(['--base-url', broken.url, '--seed', '5', '--runs', '5', '--json', json, '--junit', junit], { PAYMENTS_API_KEY: 'svc_live_unused', SANDBOX_ADMIN_TOKEN: broken.adminToken });
     expect(code, stderr).toBe(1);
     expect(stdout).toMatch(/^operation\s+requests\s+passed\s+failed\s+skipped\s+warnings\s+inconclusive$/m);
-    expect(stdout).toMatch(/^createTransfer\s+\d+\s+\d+\s+2\s+0\s+\d+\s+0$/m);
+    expect(stdout).toMatch(/^createTransfer\s+\d+\s+\d+\s+1\s+0\s+\d+\s+0$/m);
+    expect(stdout).toMatch(/^COVERAGE/m);
+    // The conflict never answered (the mutant replays the original): the coverage table says so.
+    expect(stdout).toMatch(/^ {4}409\s+\d+\s+wallet_recipient_required \d+, banking_transfer_attempt_pending_review \d+, banking_transfer_idempotency_conflict -$/m);
     expect(stdout).toMatch(/^FAILED: \d+ checks/m);
     expect(stdout).toContain('seed 5 (replay this run with --seed 5)');
-    expect(stdout).not.toContain(broken.apiKey);
+    expect(stdout).not.toContain(broken.adminToken);
     expect(stderr).toContain('contract-kit: seed 5');
     expect(stderr).toMatch(/contract-kit: \d+ checks\n/); // not a TTY: plain lines, no carriage returns
     expect(stderr).not.toContain('\r');
 
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.seed).toBe(5);
-    expect(report.totals.failed).toBeGreaterThanOrEqual(7);
-    // The edge's JSON 502 on getBankingBalance is inconclusive too (besides its edge-body failure): counted.
-    expect(report.totals.inconclusive).toBe(report.checks.reduce((n, c) => n + c.inconclusive, 0));
-    expect(report.checks.find((c) => c.id === 'getBankingBalance/valid')?.inconclusive).toBeGreaterThan(0);
-    expect(report.strict503).toBe(false);
+    expect(report.verdict).toBe('failed');
+    expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['createTransfer/idempotency-conflict']);
+    expect(report.unexercised).toContain('createTransfer 409 banking_transfer_idempotency_conflict');
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.checks.length);
     expect((xml.match(/<failure /g) ?? []).length).toBe(report.totals.failed);
-    expect((xml.match(/<skipped /g) ?? []).length).toBe(report.totals.skipped);
     expect(xml).toMatch(/<testcase classname="contract.createTransfer" name="the same key with another amount gets banking_transfer_idempotency_conflict" time="[\d.]+">\n {6}<failure type="conflict" message="[^"]*expected 409 banking_transfer_idempotency_conflict/);
-    expect(xml).not.toContain(broken.apiKey);
   });
 
   it('--seed replays the same run (the same minimal requests, fresh keys aside)', async () => {
-    const runOnce = async (file: string) => {
-      await cli(['--base-url', broken.url, '--seed', '1234', '--runs', '5', '--json', file], { PAYMENTS_API_KEY: broken.apiKey });
-      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-      return report.checks.map((c) => [c.id, c.status, c.requests, c.counterexample?.curl.replace(/Idempotency-Key: [^']*/, 'Idempotency-Key: …')]);
-    };
-    const first = await runOnce(join(dir, 'a.json'));
-    const second = await runOnce(join(dir, 'b.json'));
-    expect(second).toEqual(first);
-    expect(first.some(([, , , curl]) => curl)).toBe(true);
+    const mutant = await startMutant(MUTANTS.find((m) => m.name === 'invalid-input-500')!);
+    try {
+      const runOnce = async (file: string) => {
+        await cli(['--base-url', mutant.url, '--seed', '1234', '--runs', '5', '--operations', 'createRecipient', '--checks', 'valid,invalid', '--json', file], { PAYMENTS_API_KEY: 'svc_live_unused', SANDBOX_ADMIN_TOKEN: mutant.adminToken });
+        const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+        return report.checks.map((c) => [c.id, c.status, c.requests, c.counterexample?.curl.replace(/Idempotency-Key: [^']*/, 'Idempotency-Key: …').replace(/(nickname|pixKey)":"[^"]*"/g, '$1":…')]);
+      };
+      const first = await runOnce(join(dir, 'a.json'));
+      const second = await runOnce(join(dir, 'b.json'));
+      expect(second).toEqual(first);
+      expect(first.some(([, , , curl]) => curl)).toBe(true);
+    } finally {
+      await mutant.close();
+    }
   });
 
-  it('against the clean fixture: exit 0', async () => {
-    const { code, stdout } = await cli(['--base-url', clean.url, '--api-key', clean.apiKey, '--runs', '3', '--operations', 'createTransfer,getTransfer']);
+  it('against the unmodified sandbox, checks chosen by a config file: exit 0', async () => {
+    const config = join(dir, 'kit.json');
+    writeFileSync(config, JSON.stringify({ operations: ['createTransfer', 'getTransfer'], checks: ['coverage', 'valid', 'resource-chain'], runs: 3 }));
+    const { code, stdout } = await cli(['--base-url', clean.url, '--api-key', cleanKey, '--config', config]);
     expect(code, stdout).toBe(0);
     expect(stdout).toMatch(/^PASSED: /m);
     expect(stdout).toMatch(/^createTransfer /m);
     expect(stdout).not.toMatch(/^issueCard /m);
+    const report = join(dir, 'clean.json');
+    await cli(['--base-url', clean.url, '--api-key', cleanKey, '--config', config, '--json', report, '--checks', 'coverage']);
+    expect([...new Set((JSON.parse(readFileSync(report, 'utf8')) as Report).checks.map((c) => c.id.split('/')[1]))]).toEqual(['coverage']);
   });
 
-  it('a server answering 503 to everything: exit 0 with the inconclusive answers shown; exit 1 under --strict-503', async () => {
-    const down = await startBrokenServer({ violations: { getBankingBalance: ['unavailable'] } });
+  it('a throttled run does not pass: its 429s are reported and their checks skipped (exit 1), unless --allow-skips', async () => {
+    // Card issuance allows 60 requests per 15 minutes per key; 40 valid + 40 invalid requests cannot fit, and
+    // --max-wait-s 0 forbids waiting for the window. (With --admin-token the kit would take more keys instead.)
+    const throttled = await startMutant(undefined);
     try {
-      const args = ['--base-url', down.url, '--api-key', down.apiKey, '--runs', '3', '--operations', 'getBankingBalance', '--seed', '3'];
+      const { key } = await adminOf({ url: throttled.sandbox.url, adminToken: throttled.adminToken }).org({ cardTermsAccepted: true });
+      const args = ['--base-url', throttled.url, '--api-key', key, '--operations', 'issueCard', '--checks', 'valid,invalid', '--runs', '40', '--max-wait-s', '0', '--seed', '2'];
+      const strict = await cli(args);
+      expect(strict.code, strict.stdout).toBe(1);
+      expect(strict.stdout).toMatch(/^RATE LIMIT: [1-9]\d* answers were 429; \d+ requests sent over the budget/m);
+      expect(strict.stdout).toMatch(/answers were 429 \(rate limited\): those requests were not checked/);
+      expect(strict.stdout).toMatch(/^FAILED: /m);
+      const allowed = await cli([...args, '--allow-skips']);
+      expect(allowed.code, allowed.stdout).toBe(0);
+      expect(allowed.stdout).toMatch(/skipped checks allowed \(--allow-skips\)/);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it('a server answering 503 to everything: its checks established nothing, so the run fails; --strict-503 names each answer', async () => {
+    const down = await startMutant({ name: 'down', defect: 'every balance read is a 503', visible: true, handle: async () => ({ status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Temporarily unavailable.', code: 'temporarily_unavailable', requestId: crypto.randomUUID() }) }) });
+    try {
+      const args = ['--base-url', down.url, '--api-key', 'svc_live_anything', '--runs', '3', '--operations', 'getBankingBalance', '--checks', 'valid', '--seed', '3', '--target', 'server'];
       const lenient = await cli(args);
-      expect(lenient.code, lenient.stdout).toBe(0);
-      expect(lenient.stdout).toMatch(/^getBankingBalance\s+\d+\s+\d+\s+0\s+\d+\s+\d+\s+[1-9]\d*$/m);
+      expect(lenient.code, lenient.stdout).toBe(1);
       expect(lenient.stdout).toMatch(/^INCONCLUSIVE: \d+ answers were a documented 503/m);
+      expect(lenient.stdout).toMatch(/every answer \(\d+\) was inconclusive: nothing was checked/);
       const strict = await cli([...args, '--strict-503']);
       expect(strict.code, strict.stdout).toBe(1);
       expect(strict.stdout).toMatch(/\[inconclusive\] GET \/v1\/banking\/balance → 503: a documented 503 \(temporarily_unavailable\)/);
-      expect(strict.stdout).toMatch(/^FAILED: .* inconclusive \(--strict-503\)/m);
     } finally {
       await down.close();
     }

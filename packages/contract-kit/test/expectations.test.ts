@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectAccepted, expectRejected } from '../src/checks/expectations.ts';
 import { checkResponse } from '../src/checks/response.ts';
+import { capabilitiesOf } from '../src/capabilities.ts';
 import { createContext } from '../src/context.ts';
 import type { Exchange, HttpResponse } from '../src/http.ts';
 import { strictInconclusive } from '../src/run.ts';
@@ -11,7 +12,7 @@ import { alwaysSentWith, loadApi } from '../src/spec-model.ts';
 import type { CheckResult } from '../src/types.ts';
 
 const api = loadApi();
-const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server');
+const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server', capabilitiesOf('server', false));
 const op = (id: string) => api.byId.get(id)!;
 const REQUEST_ID = '0b0e7b1c-7e51-4a51-9f5a-4f8d0c6b7a11';
 
@@ -54,11 +55,15 @@ describe('codes the spec gives only to schema violations (derived from x-error-c
     expect(judged(expectAccepted(ctx, op('createRecipient'), exchange(400, error('recipient_rail_unsupported')), undefined))).toEqual([['failure', 'valid-rejected']]);
   });
 
-  it('legitimate answers to valid input are not: a bad checksum, an unknown recipient, a taken nickname, a schema code of another operation', () => {
+  it('legitimate answers to valid input are not: a bad checksum, an unknown recipient, a taken nickname', () => {
     expect(expectAccepted(ctx, op('createRecipient'), exchange(400, error('invalid_destination_address')), undefined)).toEqual([]);
     expect(expectAccepted(ctx, op('createTransfer'), exchange(404, error('recipient_not_found')), undefined)).toEqual([]);
     expect(expectAccepted(ctx, op('createRecipient'), exchange(409, error('recipient_nickname_already_exists')), undefined)).toEqual([]);
-    expect(expectAccepted(ctx, op('createTransfer'), exchange(400, error('invalid_checkout_session_amount')), undefined)).toEqual([]);
+  });
+
+  it('any other 4xx to valid input is reported: a code the spec does not give the operation at that status', () => {
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(400, error('invalid_checkout_session_amount')), undefined))).toEqual([['failure', 'valid-rejected']]);
+    expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(409, error('recipient_nickname_already_exists')), undefined))).toEqual([['failure', 'valid-rejected']]);
   });
 
   it('invalid_request stays a failure, and a warning where the whole body is assumed', () => {
@@ -73,7 +78,7 @@ describe('answers that say nothing about the request', () => {
     const unavailable = expectAccepted(ctx, op('createTransfer'), exchange(503, error('temporarily_unavailable')), undefined);
     expect(judged(unavailable)).toEqual([['warning', 'inconclusive']]);
     expect(unavailable[0]!.message).toMatch(/→ 503: a documented 503 \(temporarily_unavailable\), a transient outage or a server bug/);
-    expect(judged(expectRejected(ctx, op('createTransfer'), exchange(503, error('temporarily_unavailable')), 'x'))).toEqual([['warning', 'inconclusive']]);
+    expect(judged(expectRejected(ctx, op('createTransfer'), exchange(503, error('temporarily_unavailable')), { description: 'x' }))).toEqual([['warning', 'inconclusive']]);
     expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(504, '<html>504</html>'), undefined))).toEqual([['warning', 'inconclusive']]);
     expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(429, error('rate_limit_exceeded')), undefined))).toEqual([['warning', 'rate-limited']]);
     expect(judged(expectAccepted(ctx, op('createTransfer'), exchange(500, error('internal_error')), undefined))).toEqual([['failure', 'server-error']]);
@@ -106,19 +111,19 @@ describe('answers that say nothing about the request', () => {
 
 describe('rejections of invalid input carry the shared error body', () => {
   it('the shared body passes; text/plain, or JSON without requestId, is invalid-error-body', () => {
-    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('invalid_request')), 'x')).toEqual([]);
-    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, 'Bad Request'), 'x'))).toEqual([['failure', 'invalid-error-body']]);
-    const noRequestId = expectRejected(ctx, op('createRecipient'), exchange(400, { error: 'bad', code: 'invalid_request' }), 'x');
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('invalid_request')), { description: 'x' })).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, { description: 'Bad Request' }), { description: 'x' }))).toEqual([['failure', 'invalid-error-body']]);
+    const noRequestId = expectRejected(ctx, op('createRecipient'), exchange(400, { error: 'bad', code: 'invalid_request' }), { description: 'x' });
     expect(judged(noRequestId)).toEqual([['failure', 'invalid-error-body']]);
     expect(noRequestId[0]!.message).toMatch(/must have required property 'requestId'/);
   });
 
   it('a mismatch only on an assumed bound of the error body is left to the response check (a warning)', () => {
-    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('c'.repeat(101))), 'x')).toEqual([]);
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('c'.repeat(101))), { description: 'x' })).toEqual([]);
   });
 
   it('an accepted mutation is invalid-accepted', () => {
-    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), 'x'))).toEqual([['failure', 'invalid-accepted']]);
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), { description: 'x' }))).toEqual([['failure', 'invalid-accepted']]);
   });
 });
 
@@ -137,5 +142,35 @@ describe('a header the spec says always comes with one code', () => {
     expect(check(error('temporarily_unavailable'))).toEqual([]);
     expect(check(error('provider_rate_limited'), { 'retry-after': '2' })).toEqual([]);
     expect(check(error('provider_rate_limited'), { 'retry-after': '1.5' })).toEqual([['failure', 'header']]);
+  });
+});
+
+describe('error semantics (issue 16)', () => {
+  it('a catalog code answered at another status than the catalog gives it fails; an unknown code is a warning', () => {
+    const wrong = checkResponse(ctx, op('createTransfer'), exchange(400, error('recipient_not_found')).response!);
+    expect(judged(wrong)).toEqual([['failure', 'error-code']]);
+    const unknown = checkResponse(ctx, op('createTransfer'), exchange(400, error('some_new_code')).response!);
+    expect(judged(unknown)).toEqual([['warning', 'error-code']]);
+  });
+
+  it("a rejection must carry the broken constraint's x-error-code; where only an assumption was broken, a warning", () => {
+    const mutation = { description: 'amount 1.005', expectedCode: 'invalid_checkout_session_amount' };
+    expect(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_checkout_session_amount')), mutation)).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_request')), mutation))).toEqual([['failure', 'error-code']]);
+    const assumed = expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_request')), { ...mutation, assumedReason: 'assumed bound' });
+    expect(assumed).toMatchObject([{ severity: 'warning', rule: 'error-code', assumedReason: 'assumed bound' }]);
+  });
+
+  it('several codes are allowed where several constraints break at once (a missing field, a body of the wrong type)', () => {
+    const loose = { description: 'missing "rail"', expectedCode: ['invalid_request', 'recipient_rail_unsupported'] };
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_rail_unsupported')), loose)).toEqual([]);
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_nickname_already_exists')), loose))).toEqual([['failure', 'error-code']]);
+  });
+
+  it('an accepted mutation of an assumed constraint is a warning with its reason, of a documented one a failure', () => {
+    expect(judged(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), { description: 'nickname of 101' }))).toEqual([['failure', 'invalid-accepted']]);
+    expect(expectRejected(ctx, op('createRecipient'), exchange(201, { id: 'rcp_1' }), { description: 'nickname of 101', assumedReason: 'bounds assumed' })).toMatchObject([
+      { severity: 'warning', rule: 'invalid-accepted', assumedReason: 'bounds assumed' },
+    ]);
   });
 });

@@ -2,13 +2,14 @@
 // mutated plans break exactly what they say, the same seed gives the same requests, keys are fresh.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { capabilitiesOf } from '../src/capabilities.ts';
 import { createContext } from '../src/context.ts';
 import { invalidPlans, materialize, validPlans } from '../src/generate.ts';
 import { mutationKinds } from '../src/mutate.ts';
 import { loadApi } from '../src/spec-model.ts';
 
 const api = loadApi();
-const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server');
+const ctx = createContext(api, { baseUrl: 'http://unused.invalid', timeoutMs: 1000 }, 'svc_live_unit', 'server', capabilitiesOf('server', false));
 const validatorOf = (pointer: string) => api.validator.compile({ $ref: pointer });
 
 describe.each(api.operations.map((op) => [op.operationId, op] as const))('%s', (_id, op) => {
@@ -59,7 +60,7 @@ describe('replay and freshness', () => {
     expect(keys.size).toBe(50);
   });
   it('Prism mode leaves malformed JSON out (Prism never answers it)', () => {
-    const prismCtx = createContext(api, ctx.transport, 'svc_live_unit', 'prism');
+    const prismCtx = createContext(api, ctx.transport, 'svc_live_unit', 'prism', capabilitiesOf('prism', false));
     expect(mutationKinds(prismCtx, op)).not.toContain('malformed-json');
     expect(mutationKinds(ctx, op)).toContain('malformed-json');
   });

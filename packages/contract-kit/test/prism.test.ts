@@ -34,17 +34,13 @@ describe('the kit against the Prism mock', () => {
     expect(report.totals.requests).toBeGreaterThan(100);
   });
 
-  it('reports the stateful and key-lookup probes as skipped with a warning, never silently', () => {
-    const skipped = report.checks.filter((c) => c.status === 'skipped');
-    const ids = skipped.map((c) => c.id);
-    expect(ids).toContain('createTransfer/idempotent-replay');
-    expect(ids).toContain('createTransfer/idempotency-conflict');
-    expect(ids).toContain('createCheckoutProduct/idempotent-replay');
-    expect(ids).toContain('getBankingBalance/auth-revoked-key');
-    expect(ids).toContain('getBankingBalance/auth-unknown-key');
-    for (const c of skipped) {
-      expect(c.warnings.some((w) => w.rule === 'skipped' && /Prism/.test(w.message)), c.id).toBe(true);
+  it('lists the checks Prism cannot answer as not applicable, each with the capability it lacks, never silently', () => {
+    const reasons = new Map(report.notApplicable.map((n) => [`${n.operationId}/${n.check}`, n.reason]));
+    for (const id of ['createTransfer/idempotent-replay', 'createTransfer/idempotency-conflict', 'createCheckoutProduct/idempotent-replay', 'getBankingBalance/auth-unknown-key', 'createRecipient/resource-chain', 'createCheckoutProduct/concurrent-key', 'getTransfer/cors']) {
+      expect(reasons.get(id), id).toMatch(/Prism/);
     }
+    expect(report.checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
+    expect(report.verdict).toBe('passed');
   });
 
   it('still runs the probes Prism can answer (no key, Bearer)', () => {

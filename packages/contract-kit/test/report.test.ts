@@ -29,6 +29,12 @@ const report: Report = {
   durationMs: 1234,
   totals: { checks: 3, passed: 1, failed: 1, skipped: 1, warnings: 3, inconclusive: 4, requests: 12 },
   notes: ['target: a server'],
+  notApplicable: [],
+  coverage: [],
+  unexercised: [],
+  pacing: { keys: 1, waitedMs: 0, overBudget: 0, rateLimited: 0 },
+  allowSkips: false,
+  verdict: 'failed',
   checks: [
     checkOf({
       id: 'createTransfer/valid',
@@ -65,7 +71,7 @@ describe('summary', () => {
   it('makes inconclusive answers visible, and says how to gate on them', () => {
     expect(text).toContain("INCONCLUSIVE: 4 answers were a documented 503 or the edge's 502/504");
     expect(text).toContain('gate with --strict-503');
-    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped, 3 warnings, 4 inconclusive, 12 requests$/m);
+    expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped, 3 warnings, 4 inconclusive, 12 requests, 0 documented responses never exercised$/m);
     const strict = renderSummary({ ...report, strict503: true });
     expect(strict).toContain('--strict-503: each is a failure of its check');
     expect(strict).toMatch(/4 inconclusive \(--strict-503\)/);

@@ -1,11 +1,14 @@
-// (b) Against the sandbox (the stateful reference server), with an organization that has every product on,
-// card terms accepted, checkout PIX and funding, and the admin token: everything passes, the stateful probes
-// (replay, conflict, revoked key) included. Gated with --strict-503 (SERVER_GATE): a documented 503 is a
-// failure here, so a sandbox answering 503 to everything would fail (test/broken.test.ts shows it).
+// (b) Against the sandbox (the stateful reference server) with the admin token, at the default --runs: every
+// check of the registry runs (the kit provisions its own organization and keys), none is skipped or not
+// applicable, nothing fails, no 429 is met, and the coverage table shows the provider states the faults and
+// organization states made happen. Gated with --strict-503 (SERVER_GATE) besides: a documented 503 outside a
+// scheduled fault is a failure here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../sandbox/src/sandbox.ts';
 import { adminOf } from '../../sandbox/test/support.ts';
 import type { Report } from '../src/types.ts';
+import { DEFAULT_RUNS } from '../src/args.ts';
+import { CHECK_IDS } from '../src/registry.ts';
 import { check, describeFailures, failures, runKit, SERVER_GATE, warnings } from './support.ts';
 
 let sandbox: RunningSandbox;
@@ -14,7 +17,7 @@ let report: Report;
 beforeAll(async () => {
   sandbox = await startSandbox({});
   const { key } = await adminOf(sandbox).org({ cardTermsAccepted: true, checkoutPix: true, walletTransfers: true });
-  report = await runKit({ baseUrl: sandbox.url, apiKey: key, adminToken: sandbox.adminToken, runs: 8, seed: 20261122, ...SERVER_GATE });
+  report = await runKit({ baseUrl: sandbox.url, apiKey: key, adminToken: sandbox.adminToken, runs: DEFAULT_RUNS, seed: 20261122, ...SERVER_GATE });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -47,6 +50,28 @@ describe('the kit against the sandbox', () => {
     expect(check(report, 'createTransfer/idempotency-conflict').status).toBe('passed');
     expect(check(report, 'getBankingBalance/auth-revoked-key').status).toBe('passed');
     expect(check(report, 'getBankingBalance/auth-revoked-key').requests).toBe(2);
+  });
+
+  it('runs every check of the registry somewhere, none of them not applicable, and passes', () => {
+    expect(report.notApplicable).toEqual([]);
+    expect(new Set(report.checks.map((c) => c.id.split('/')[1]))).toEqual(new Set(CHECK_IDS));
+    expect(report.verdict).toBe('passed');
+    expect(report.pacing.rateLimited).toBe(0);
+  });
+
+  it('saw the provider states through faults and organization states (coverage table)', () => {
+    const seen = (op: string, status: string, code?: string) => {
+      const row = report.coverage.find((r) => r.operationId === op && r.status === status);
+      return code ? (row?.codes.find((c) => c.code === code)?.seen ?? 0) : (row?.seen ?? 0);
+    };
+    expect(seen('issueCard', '503', 'provider_rate_limited')).toBeGreaterThan(0);
+    expect(seen('createTransfer', '409', 'banking_transfer_attempt_pending_review')).toBeGreaterThan(0);
+    expect(seen('getTransfer', '502')).toBeGreaterThan(0);
+    expect(seen('getTransfer', '504')).toBeGreaterThan(0);
+    expect(seen('getTransfer', '200')).toBeGreaterThan(0);
+    expect(seen('issueCard', '409', 'authorized_user_terms_required')).toBeGreaterThan(0);
+    expect(seen('createCheckoutSession', '503', 'checkout_pix_not_available')).toBeGreaterThan(0);
+    for (const op of report.operations) expect(seen(op, '403'), op).toBeGreaterThan(0);
   });
 
   it('exercised invalid input on every operation that takes some', () => {

@@ -47,9 +47,9 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
   if (response.status >= 500) return [{ severity: 'failure', rule: 'server-error', message: `${at}: a valid request got a ${response.status}` }];
   if (response.status < 400) return [];
   const violations = prismViolations(response);
-  if (ctx.target === 'prism' && (violations || isPrismProblem(ctx, response))) {
+  if (ctx.caps.ownProblemJson && (violations || isPrismProblem(ctx, response))) {
     const list = violations ?? [];
-    if (list.length > 0 && onlyMultipleOf(list)) {
+    if (list.length > 0 && !ctx.caps.exactDecimals && onlyMultipleOf(list)) {
       return [
         {
           severity: 'warning',
@@ -69,30 +69,53 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
     // A code the spec sets with x-error-code on a schema node it states fully: only a schema violation earns it.
     const where = op.schemaCodes.get(code)?.pointers.join(', ') ?? '';
     message = `${at}: a request that is valid per the spec was rejected with ${code}, a code the spec gives only to a schema violation (x-error-code at ${where}): ${snippet(response.text)}`;
+  } else if (response.status !== 429 && !op.codes.get(response.status)?.has(code ?? '')) {
+    // Positive data may meet a documented domain refusal (404 recipient_not_found…), nothing else.
+    message = `${at}: a request that is valid per the spec was refused with ${code ?? 'no code'}, which is not a refusal the spec documents for ${op.operationId} at ${response.status}: ${snippet(response.text)}`;
   }
   if (message === undefined) return [];
   if (bodyAssumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason: bodyAssumedReason }];
   return [{ severity: 'failure', rule: 'valid-rejected', message }];
 }
 
-export function expectRejected(ctx: KitContext, op: OperationModel, ex: Exchange, mutation: string): Finding[] {
+/** What a mutated request broke: its description, the code the rejection must carry, and whether the broken
+ *  constraint is only an x-assumed one (then acceptance or another code is a warning with the reason). */
+export interface Mutation {
+  description: string;
+  /** The codes the rejection may carry: the broken constraint's x-error-code alone when a property's
+   *  constraint carries one; else the catalog's validation code or any code the body's schema carries (a
+   *  missing field or a body of the wrong type breaks several constraints at once). */
+  expectedCode?: string | string[] | undefined;
+  assumedReason?: string | undefined;
+}
+
+export function expectRejected(ctx: KitContext, op: OperationModel, ex: Exchange, plan: Mutation): Finding[] {
   const response = ex.response;
+  const mutation = plan.description;
   if (!response) return [noResponse(ex, op)];
   const at = label(op, response);
   const skip = inconclusive(op, response);
   if (skip) return [skip];
+  const excused = (finding: Finding): Finding => (plan.assumedReason ? { ...finding, severity: 'warning', assumedReason: plan.assumedReason } : finding);
   if (response.status >= 500) return [{ severity: 'failure', rule: 'server-error', message: `${at}: invalid input (${mutation}) got a ${response.status}; bad input must get a 4xx` }];
-  if (response.status < 400) return [{ severity: 'failure', rule: 'invalid-accepted', message: `${at}: invalid input (${mutation}) was not rejected; body ${snippet(response.text)}` }];
+  if (response.status < 400) return [excused({ severity: 'failure', rule: 'invalid-accepted', message: `${at}: invalid input (${mutation}) was not rejected; body ${snippet(response.text)}` })];
   if (isPrismProblem(ctx, response)) return []; // the response check reports it (Prism's own problem+json)
+  const code = errorCodeOf(response);
+  // Error semantics: the broken constraint's x-error-code (else the catalog's validation code) is the answer.
+  // Where the spec lets Prism pick the first example of the status, its code says nothing (the mock).
+  const codeFinding: Finding[] =
+    plan.expectedCode && code !== undefined && ![plan.expectedCode].flat().includes(code) && !ctx.caps.ownProblemJson
+      ? [excused({ severity: 'failure', rule: 'error-code', message: `${at}: invalid input (${mutation}) was rejected with ${code}; the broken constraint gives ${[plan.expectedCode].flat().join(' or ')}` })]
+      : [];
   // The rejection must carry the shared error body, documented status or not (the response check also judges
   // a documented one against its own schema). A mismatch only on x-assumed parts is left to the response check.
   const type = essence(contentTypeOf(response));
   const parsed = parseJson(response.text);
   const validate = ctx.api.validator.schemaAt(ctx.api.errorSchemaPointer);
   if (type && isJsonMedia(type) && parsed.ok) {
-    if (validate(parsed.value)) return [];
+    if (validate(parsed.value)) return codeFinding;
     const errors = [...(validate.errors ?? [])];
-    if (ctx.assumptions.explain(ctx.api.errorSchemaPointer, parsed.value, errors).onlyAssumptions) return [];
+    if (ctx.assumptions.explain(ctx.api.errorSchemaPointer, parsed.value, errors).onlyAssumptions) return codeFinding;
     return [{ severity: 'failure', rule: 'invalid-error-body', message: `${at}: invalid input (${mutation}) was rejected without the shared error body (${formatErrors(errors)}); body ${snippet(response.text)}` }];
   }
   const why = !parsed.ok ? `body ${snippet(response.text)}` : 'not JSON';

@@ -20,7 +20,7 @@ export const label = (op: OperationModel, response: HttpResponse): string => `${
 
 /** A problem+json 4xx answered by Prism itself (a request it rejected where the spec has no response for it). */
 export const isPrismProblem = (ctx: KitContext, response: HttpResponse): boolean =>
-  ctx.target === 'prism' && response.status >= 400 && response.status < 500 && essence(contentTypeOf(response)) === 'application/problem+json';
+  ctx.caps.ownProblemJson && response.status >= 400 && response.status < 500 && essence(contentTypeOf(response)) === 'application/problem+json';
 
 export function checkResponse(ctx: KitContext, op: OperationModel, response: HttpResponse, hint?: StatusHint): Finding[] {
   const at = label(op, response);
@@ -95,7 +95,16 @@ function checkBody(ctx: KitContext, op: OperationModel, documented: ResponseMode
   // An error code the document does not list for this operation and status: the lists are not exhaustive.
   if (response.status >= 400 && isObject(parsed.value) && typeof parsed.value.code === 'string') {
     const known = op.codes.get(response.status);
-    if (known && !known.has(parsed.value.code)) {
+    const code = parsed.value.code;
+    // A catalog code answered at another status than the catalog gives it: the code's meaning is fixed.
+    const elsewhere = [...new Set(ctx.api.catalog.filter((e) => e.code === code && e.status !== response.status).map((e) => e.status))];
+    if (!known?.has(code) && elsewhere.length > 0 && !ctx.api.catalog.some((e) => e.code === code && e.status === response.status)) {
+      findings.push({
+        severity: 'failure',
+        rule: 'error-code',
+        message: `${at}: code "${code}" answered at ${response.status}; the catalog gives it at ${elsewhere.join(', ')}`,
+      });
+    } else if (known && !known.has(code)) {
       findings.push({
         severity: 'warning',
         rule: 'error-code',

@@ -7,13 +7,30 @@ import { snippet } from '../checks/response.ts';
 
 export class SetupError extends Error {}
 
+/** The organization the kit provisions with --admin-token: every product on, funded, card terms accepted. */
+export const FULL_ORGANIZATION = {
+  banking: true,
+  cards: true,
+  checkout: true,
+  walletTransfers: true,
+  cardTermsAccepted: true,
+  checkoutPix: true,
+  funding: { BRL: '1000000.00', USD: '1000000.00' },
+} as const;
+
+
 export interface AdminClient {
+  health(): Promise<void>;
   createOrganization(flags: Record<string, unknown>): Promise<{ id: string }>;
+  /** Schedules a fault (openapi-admin createFault): the next `count` requests to the operation meet it. */
+  createFault(fault: Record<string, unknown>): Promise<{ id: string }>;
   createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
   revokeApiKey(apiKeyId: string): Promise<void>;
+  /** A wallet recipient, as the dashboard saves one (the public API cannot create them). */
+  createWalletRecipient(organizationId: string, recipient: { nickname: string; destinationAddress: string; active: boolean }): Promise<{ id: string }>;
 }
 
-export function adminClient(ctx: KitContext, token: string): AdminClient {
+export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): AdminClient {
   const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
     let res: Response;
     try {
@@ -34,6 +51,14 @@ export function adminClient(ctx: KitContext, token: string): AdminClient {
     return parsed.value as Record<string, unknown>;
   };
   return {
+    async health() {
+      await call('GET', '/health');
+    },
+    async createFault(fault) {
+      const created = await call('POST', '/faults', fault);
+      if (typeof created.id !== 'string') throw new SetupError('admin: the created fault has no id');
+      return { id: created.id };
+    },
     async createOrganization(flags) {
       const org = await call('POST', '/organizations', flags);
       if (typeof org.id !== 'string') throw new SetupError('admin: the created organization has no id');
@@ -43,6 +68,11 @@ export function adminClient(ctx: KitContext, token: string): AdminClient {
       const key = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/api-keys`);
       if (typeof key.id !== 'string' || typeof key.key !== 'string') throw new SetupError('admin: the created API key has no id or key');
       return { id: key.id, key: key.key };
+    },
+    async createWalletRecipient(organizationId, recipient) {
+      const created = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/wallet-recipients`, recipient);
+      if (typeof created.id !== 'string') throw new SetupError('admin: the saved wallet recipient has no id');
+      return { id: created.id };
     },
     async revokeApiKey(apiKeyId) {
       await call('POST', `/api-keys/${encodeURIComponent(apiKeyId)}/revoke`);

@@ -8,24 +8,20 @@ import { toCurl } from '../http.ts';
 import { materialize } from '../generate.ts';
 import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
-import { adminClient, SetupError } from './admin.ts';
+import { SetupError } from './admin.ts';
 import { judgeRefusal, samplePlan } from './auth.ts';
 
-export async function revokedKeyProbe(ctx: KitContext, op: OperationModel, adminToken: string | undefined, seed: number): Promise<CheckResult> {
+export async function revokedKeyProbe(ctx: KitContext, op: OperationModel, seed: number): Promise<CheckResult> {
   const check = new CheckRecorder(op.operationId, 'auth-revoked-key', 'refuses a revoked key on the very next request');
-  if (ctx.target === 'prism') {
-    check.skip("skipped against Prism's stateless mock (no keys to revoke)");
+  const admin = ctx.admin;
+  if (!admin) {
+    check.skip('skipped, needs the admin API (--admin-token): a key is created and revoked through it');
     return check.result();
   }
-  if (!adminToken) {
-    check.skip('skipped, needs --admin-token (a key is created and revoked through the sandbox admin API)');
-    return check.result();
-  }
-  const admin = adminClient(ctx, adminToken);
   let keyId: string;
   let key: string;
   try {
-    const org = await admin.createOrganization({ banking: true, cards: true, checkout: true, cardTermsAccepted: true, checkoutPix: true });
+    const org = await admin.createOrganization({ banking: true, cards: true, checkout: true, cardTermsAccepted: true, checkoutPix: true, walletTransfers: true });
     ({ id: keyId, key } = await admin.createApiKey(org.id));
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;

@@ -24,11 +24,9 @@ const RECIPIENT_FIELD = 'recipientId';
 const AMOUNT_FIELD = 'amount';
 export const CONFLICT_CODE = 'banking_transfer_idempotency_conflict';
 
-const STATELESS = "skipped against Prism's stateless mock (it keeps no idempotency records)";
 
 export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
   const check = new CheckRecorder(op.operationId, 'idempotent-replay', 'an idempotent replay returns the original status and body');
-  if (ctx.target === 'prism') return skipped(check, STATELESS);
   try {
     const body = await successBody(ctx, op, check);
     const request = materialize(ctx, op, examplePlan(ctx, op, body));
@@ -57,7 +55,6 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
 
 export async function conflictProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
   const check = new CheckRecorder(op.operationId, 'idempotency-conflict', `the same key with another amount gets ${CONFLICT_CODE}`);
-  if (ctx.target === 'prism') return skipped(check, STATELESS);
   if (!op.codes.get(409)?.has(CONFLICT_CODE)) return skipped(check, `skipped, the spec gives ${op.operationId} no 409 ${CONFLICT_CODE}`);
   try {
     const body = await successBody(ctx, op, check);
@@ -96,11 +93,12 @@ function skipped(check: CheckRecorder, message: string): CheckResult {
   return check.result();
 }
 
-async function send(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest): Promise<Exchange> {
+export async function send(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, options: { keepInconclusive?: boolean } = {}): Promise<Exchange> {
   const ex = await exchange(ctx, request);
   check.sent(ex.response?.status);
   if (ex.response) {
-    const unknown = inconclusive(op, ex.response, 'the probe could not use this answer');
+    // A probe that made the 503/502/504 happen (a scheduled fault) expects it: it is not inconclusive there.
+    const unknown = options.keepInconclusive ? undefined : inconclusive(op, ex.response, 'the probe could not use this answer');
     check.add([...checkResponse(ctx, op, ex.response), ...(unknown ? [unknown] : [])].map((f) => ({ ...f, curl: curlOf(ctx, request) })));
   } else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
   return ex;
@@ -116,10 +114,10 @@ export function difference(a: string, b: string): string {
   return `first difference at character ${i}: original ${JSON.stringify(window(a))} / replay ${JSON.stringify(window(b))}`;
 }
 
-const describe = (op: OperationModel, ex: Exchange) => (ex.response ? `${label(op, ex.response)} ${snippet(ex.response.text)}` : `no response: ${ex.error}`);
+export const describe = (op: OperationModel, ex: Exchange) => (ex.response ? `${label(op, ex.response)} ${snippet(ex.response.text)}` : `no response: ${ex.error}`);
 
 /** A body that should succeed: the spec's first valid request example, unique where uniqueness matters. */
-async function successBody(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<Json | undefined> {
+export async function successBody(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<Json | undefined> {
   if (!op.body) return undefined;
   const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
   const example = op.requestExamples.find((e) => validate(e) === true);
@@ -150,7 +148,7 @@ async function createRecipient(ctx: KitContext, check: CheckRecorder): Promise<s
  * recipient's nickname or PIX key): free-text fields made unique with a token (in front of the `@` for an
  * e-mail-like value), cut to maxLength, kept only if the body stays valid. Other operations keep the example.
  */
-function uniquify(ctx: KitContext, op: OperationModel, example: Json, validate: (v: unknown) => boolean): Json {
+export function uniquify(ctx: KitContext, op: OperationModel, example: Json, validate: (v: unknown) => boolean): Json {
   if (!isObject(example) || !op.body) return example;
   if (![...(op.codes.get(409) ?? [])].some((code) => code.endsWith('_already_exists'))) return example;
   const token = freshToken(8);

@@ -68,9 +68,19 @@ export function renderSummary(report: Report): string {
       report.strict503 ? '  --strict-503: each is a failure of its check (listed above).' : '  They are warnings: re-run, or gate with --strict-503 to make them failures.',
     );
   }
+  lines.push(...coverageLines(report));
+  if (report.notApplicable.length > 0) {
+    lines.push('', `NOT APPLICABLE (${report.notApplicable.length}: the target lacks what they need)`);
+    const byReason = new Map<string, string[]>();
+    for (const n of report.notApplicable) byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), `${n.operationId}/${n.check}`]);
+    for (const [reason, ids] of byReason) lines.push(`  - ${reason}: ${ids.join(', ')}`);
+  }
+  const p = report.pacing;
+  lines.push('', `RATE LIMIT: ${p.rateLimited} answers were 429${p.keys > 1 ? `; ${p.keys} keys provisioned` : ''}${p.waitedMs > 0 ? `; waited ${(p.waitedMs / 1000).toFixed(0)} s` : ''}${p.overBudget > 0 ? `; ${p.overBudget} requests sent over the budget (--max-wait-s reached)` : ''}`);
+  if (report.totals.skipped > 0) lines.push(report.allowSkips ? `  ${report.totals.skipped} skipped checks allowed (--allow-skips)` : `  ${report.totals.skipped} checks were skipped: the run FAILS (what they check was not established); --allow-skips accepts that`);
   lines.push('');
   lines.push(
-    `${total.failed === 0 ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${total.inconclusive} inconclusive${report.strict503 ? ' (--strict-503)' : ''}, ${report.totals.requests} requests`,
+    `${report.verdict === 'passed' ? 'PASSED' : 'FAILED'}: ${report.totals.checks} checks, ${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${total.warnings} warnings, ${total.inconclusive} inconclusive${report.strict503 ? ' (--strict-503)' : ''}, ${report.totals.requests} requests, ${report.unexercised.length} documented responses never exercised`,
   );
   lines.push(`seed ${report.seed} (replay this run with --seed ${report.seed})`);
   return `${lines.join('\n')}\n`;
@@ -90,3 +100,19 @@ function failureLines(check: CheckResult): string[] {
 }
 
 const sum = (rows: Row[], key: keyof Omit<Row, 'name'>) => rows.reduce((n, r) => n + r[key], 0);
+
+/** Per operation, every documented status with how often it was answered, and its codes seen / not seen. */
+function coverageLines(report: Report): string[] {
+  if (report.coverage.length === 0) return [];
+  const lines = ['', 'COVERAGE (documented statuses and codes: answered N times; "-" never seen)'];
+  let op = '';
+  for (const row of report.coverage) {
+    if (row.operationId !== op) lines.push(`  ${(op = row.operationId)}`);
+    const codes = row.codes.map((c) => `${c.code}${c.documented ? '' : ' (undocumented)'} ${c.seen || '-'}`).join(', ');
+    lines.push(`    ${row.status.padEnd(4)} ${String(row.seen || '-').padStart(5)}${row.documented ? '' : '  UNDOCUMENTED'}${codes ? `   ${codes}` : ''}`);
+  }
+  if (report.unexercised.length > 0) {
+    lines.push(`  ! ${report.unexercised.length} documented responses never exercised: ${report.unexercised.join('; ')}`);
+  }
+  return lines;
+}

@@ -1,0 +1,59 @@
+// The same request sent N times at once with one Idempotency-Key (a client that retries before the first
+// answer arrives): the action is done once (provider section 7, Idempotency rule 3). Every definite answer
+// has the same status and a byte-identical body (one resource, the original result replayed); a documented
+// 503 or the edge's 502/504 among them is inconclusive, a 429 unchecked.
+import { CheckRecorder } from '../check-result.ts';
+import { inconclusive } from '../checks/expectations.ts';
+import { checkResponse, snippet } from '../checks/response.ts';
+import { curlOf, exchange, type KitContext } from '../context.ts';
+import { examplePlan, materialize } from '../generate.ts';
+import type { OperationModel } from '../spec-model.ts';
+import type { CheckResult } from '../types.ts';
+import { SetupError } from './admin.ts';
+import { difference, successBody } from './stateful.ts';
+
+export const PARALLEL = 6;
+
+export async function concurrentKeyProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
+  const check = new CheckRecorder(op.operationId, 'concurrent-key', `${PARALLEL} parallel requests with one Idempotency-Key make one resource with identical bodies`);
+  let request;
+  try {
+    request = materialize(ctx, op, examplePlan(ctx, op, await successBody(ctx, op, check)));
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    check.skip(`skipped, ${err.message}`);
+    return check.result();
+  }
+  const answers = await Promise.all(Array.from({ length: PARALLEL }, () => exchange(ctx, request)));
+  const definite = [];
+  for (const ex of answers) {
+    check.sent(ex.response?.status);
+    if (!ex.response) {
+      check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response to one of ${PARALLEL} parallel requests (${ex.error})`, curl: curlOf(ctx, request) }]);
+      continue;
+    }
+    check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
+    const unknown = inconclusive(op, ex.response);
+    if (unknown) check.add([unknown]);
+    else definite.push(ex.response);
+  }
+  const [first, ...rest] = definite;
+  if (!first) return check.result();
+  if (first.status >= 300) {
+    check.skip(`skipped, the request was not a success (${first.status} ${snippet(first.text)}), so there was nothing to duplicate`);
+    return check.result();
+  }
+  const differing = rest.filter((r) => r.status !== first.status || r.text !== first.text);
+  if (differing.length > 0) {
+    const d = differing[0]!;
+    check.add([
+      {
+        severity: 'failure',
+        rule: 'concurrent-key',
+        message: `${differing.length + 1} different answers to ${PARALLEL} identical parallel requests with one ${op.idempotencyKey?.name ?? 'Idempotency-Key'}: ${first.status} vs ${d.status}, ${difference(first.text, d.text)}; the action was not done exactly once`,
+        curl: curlOf(ctx, request),
+      },
+    ]);
+  }
+  return check.result();
+}

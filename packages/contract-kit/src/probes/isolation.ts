@@ -1,0 +1,62 @@
+// Organization isolation (the organization comes from the key, sections 1 and 5): a second organization,
+// made through the admin API, follows the same links with the first organization's resources: it must not
+// see them. A lookup of a foreign id, or a transfer to a foreign recipient, must be refused with a documented
+// 4xx (the spec's 404 `banking_transfer_not_found` / `recipient_not_found`), never answered with the resource.
+import { CheckRecorder } from '../check-result.ts';
+import { checkResponse, errorCodeOf, label, snippet } from '../checks/response.ts';
+import { inconclusive } from '../checks/expectations.ts';
+import { curlOf, exchange, type KitContext } from '../context.ts';
+import { toCurl } from '../http.ts';
+import type { OperationModel } from '../spec-model.ts';
+import type { CheckResult } from '../types.ts';
+import { FULL_ORGANIZATION, SetupError } from './admin.ts';
+import { createStep, finishStep, linkedRequest, linksOf, type Step } from './chain.ts';
+
+export async function isolationCheck(ctx: KitContext, start: OperationModel): Promise<CheckResult> {
+  const check = new CheckRecorder(start.operationId, 'isolation', 'a second organization sees nothing of the first');
+  const admin = ctx.admin;
+  if (!admin) return skip(check, 'needs the admin API');
+  try {
+    const other = await admin.createOrganization(FULL_ORGANIZATION);
+    const { key } = await admin.createApiKey(other.id);
+    let step: Step = await createStep(ctx, start, check);
+    for (let depth = 0; depth < 5 && step.body; depth++) {
+      const link = linksOf(step.op).find((l) => ctx.api.byId.has(l.operationId));
+      if (!link) break;
+      const { op, request } = await linkedRequest(ctx, link, step.body, check);
+      // The same linked request, with the other organization's key: the source resource is foreign to it.
+      const foreign = { ...request, headers: { ...request.headers, [ctx.api.apiKeyHeader]: key } };
+      const ex = await exchange(ctx, foreign);
+      check.sent(ex.response?.status);
+      const curl = toCurl(ctx.transport.baseUrl, foreign, key, 'OTHER_ORG_KEY');
+      if (ex.response) {
+        check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl })));
+        const unknown = inconclusive(op, ex.response);
+        if (unknown) check.add([{ ...unknown, curl }]);
+        else if (ex.response.status < 400) {
+          check.add([{ severity: 'failure', rule: 'isolation', message: `${label(op, ex.response)}: another organization's key was answered with the first organization's ${step.op.operationId} resource (via link ${link.name}); body ${snippet(ex.response.text)}`, curl }]);
+        } else {
+          const code = errorCodeOf(ex.response);
+          if (!code || !op.codes.get(ex.response.status)?.has(code)) {
+            check.add([{ severity: 'failure', rule: 'isolation', message: `${label(op, ex.response)}: a foreign resource was refused with ${code ?? 'no code'}, not a code the spec gives ${op.operationId} at ${ex.response.status}`, curl }]);
+          }
+        }
+      }
+      // Continue the chain as the owner, to reach the next link's source.
+      step = await finishStep(ctx, op, check, request);
+      if (!step.body && step.exchange.response) {
+        check.add([{ severity: 'failure', rule: 'link', message: `${label(op, step.exchange.response)}: the owner's own linked request failed (${snippet(step.exchange.response.text)})`, curl: curlOf(ctx, request) }]);
+        break;
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    return skip(check, err.message);
+  }
+  return check.result();
+}
+
+function skip(check: CheckRecorder, why: string): CheckResult {
+  check.skip(`skipped, ${why}`);
+  return check.result();
+}
