@@ -18,6 +18,9 @@ to a minimal curl), auth probes (no key, malformed, unknown, Bearer; a revoked k
 and stateful probes (idempotent replay, transfer idempotency conflict). Works against Prism's mock
 (detected; stateful probes are then skipped with a warning), the sandbox or a real server.
 
+Contract tests of a client (does it follow the payment rules under faults?):
+  payments-contract-kit client [options] -- <command>    (see client --help)
+
 Options:
   --base-url URL        the server, e.g. http://127.0.0.1:8080 (required)
   --api-key KEY         an API key of an organization with the products enabled

@@ -11,6 +11,8 @@ import { renderSummary } from './report/summary.ts';
 import { run, UsageError } from './run.ts';
 
 async function main(argv: string[]): Promise<number> {
+  // `client -- <command>`: contract tests of a client (client-mode/), a command of its own.
+  if (argv[0] === 'client') return (await import('./client-mode/cli.ts')).clientMain(argv.slice(1));
   let parsed;
   try {
     parsed = parseCli(argv);
