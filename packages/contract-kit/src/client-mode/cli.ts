@@ -86,7 +86,7 @@ export function parseClientCli(argv: readonly string[], env: Readonly<Record<str
   }
   if (values.help) return { help: true };
   if (!command.length) throw new UsageError('no command: give the client to test after `--` (e.g. -- node my-client.js)');
-  const adminToken = values['admin-token'] ?? env.SANDBOX_ADMIN_TOKEN;
+  const adminToken = values['admin-token'] || env.SANDBOX_ADMIN_TOKEN || undefined;
   if (values['base-url'] && !adminToken) throw new UsageError('--base-url needs --admin-token (or $SANDBOX_ADMIN_TOKEN): the kit provisions through the admin API');
   const timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms']);
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout-ms takes a positive whole number, got ${values['timeout-ms']}`);
@@ -119,7 +119,8 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
   const sandbox = options.baseUrl ? undefined : await startSandbox({});
   if (sandbox) process.stderr.write(`contract-kit client: started a sandbox at ${sandbox.url} (in memory)\n`);
   try {
-    const access = { baseUrl: options.baseUrl ?? sandbox!.url, adminToken: options.adminToken ?? sandbox!.adminToken };
+    // A sandbox of our own is provisioned with its own token (a $SANDBOX_ADMIN_TOKEN of another one is not used).
+    const access = sandbox ? { baseUrl: sandbox.url, adminToken: sandbox.adminToken } : { baseUrl: options.baseUrl!, adminToken: options.adminToken! };
     const report = await runClientMode({
       ...access,
       scenarios: pickScenarios(options.scenarios),
