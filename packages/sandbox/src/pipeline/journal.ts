@@ -52,7 +52,9 @@ export function journalEntry(request: JournaledRequest, answer: JournaledAnswer)
     fault: answer.fault ?? null,
     answered: answer.status !== null,
   };
-  if (op.hasBody && body !== undefined) entry.body = body; // GET bodies are ignored unread: nothing to keep
+  // The body is kept where the audit's schema check can find something: a request the sandbox refused. One
+  // it served passed the same spec schemas already, and its identity says what it paid (fewer bytes a row).
+  if (op.hasBody && body !== undefined && (answer.status === null || answer.status >= 400)) entry.body = body;
   return entry;
 }
 

@@ -85,35 +85,39 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
       const body = (journaled.body = validateRequest(contract, req, op, params, raw));
       const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-      const request: ApiRequest = { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line };
-
-      const outcome = await store.transaction(
-        async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
-          const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
-          if (fault) return { fault };
-          const result = await respond(tx, request);
-          await journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
-          return { result };
-        },
-        { readOnly: op.method === 'GET' },
-      );
-      if ('fault' in outcome) {
-        const edge = await actOut(store, request, outcome.fault);
-        await journal.record(org.id, journalEntry(journaled, { status: edge ?? null, fault: line.fault }));
-        if (edge) return sendEdge(res, edge);
-        res.socket?.destroy(); // the answer never leaves
-        return;
-      }
-      line.status = outcome.result.status;
-      sendJson(res, outcome.result.status, outcome.result.body);
+      await serve({ op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, journaled, res);
     } catch (err) {
-      const { status, code, headers } = errorAnswer(err);
+      // A refusal (or a fault's error answer, or a bug) is journaled on its own, before handle() answers it.
       journaled.body ??= parseLoosely(raw);
-      await journal.record(org.id, journalEntry(journaled, { status, code, headers, fault: line.fault })).catch((failure: unknown) => {
+      await journal.record(org.id, journalEntry(journaled, { ...errorAnswer(err), fault: line.fault })).catch((failure: unknown) => {
         process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
       });
       throw err;
     }
+  }
+
+  /** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
+  async function serve(request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
+    const { org, op, log: line } = request;
+    const outcome = await store.transaction(
+      async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
+        const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
+        if (fault) return { fault };
+        const result = await respond(tx, request);
+        await journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
+        return { result };
+      },
+      { readOnly: op.method === 'GET' },
+    );
+    if ('fault' in outcome) {
+      const edge = await actOut(store, request, outcome.fault); // an error answer is thrown
+      await journal.record(org.id, journalEntry(journaled, { status: edge, fault: line.fault }));
+      if (edge) return sendEdge(res, edge);
+      res.socket?.destroy(); // the answer never leaves
+      return;
+    }
+    line.status = outcome.result.status;
+    sendJson(res, outcome.result.status, outcome.result.body);
   }
 
   /** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
