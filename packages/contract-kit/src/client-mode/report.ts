@@ -5,12 +5,13 @@ import { formatFindings } from '@payments/sandbox';
 import type { ClientProgress, ClientReport, ScenarioResult } from './run.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
 const verdict = (r: ScenarioResult) => (r.error ? 'ERROR' : r.findings.length ? `${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}` : 'ok');
 
 export function renderClientSummary(report: ClientReport): string {
   const lines = [`Client-rules audit of ${report.scenarios.length} scenario(s) against ${report.baseUrl} (${report.clock === 'test' ? 'test clock' : 'real time'})`, ''];
   for (const r of report.scenarios) {
-    lines.push(`${r.findings.length || r.error ? '✗' : '✓'} ${r.name}: ${verdict(r)} (${r.requests} requests, ${seconds(r.durationMs)})`);
+    lines.push(`${r.findings.length || r.error ? '✗' : '✓'} ${r.name}: ${verdict(r)} (${requests(r.requests)}, ${seconds(r.durationMs)})`);
     if (r.error) lines.push(`  ${r.error}`);
     if (r.findings.length) {
       lines.push(`  expected: ${r.expected}`);
@@ -54,5 +55,5 @@ export function toClientJunit(report: ClientReport): string {
 export const stderrClientProgress = (write: (text: string) => void = (t) => process.stderr.write(t)): ClientProgress => (event) => {
   const at = `[${event.index + 1}/${event.of}]`;
   if (event.type === 'start') write(`contract-kit client ${at} ${event.scenario.name}: ${event.scenario.title}…\n`);
-  else write(`contract-kit client ${at} ${event.result.name}: ${verdict(event.result)} (${event.result.requests} requests, ${seconds(event.result.durationMs)})\n`);
+  else write(`contract-kit client ${at} ${event.result.name}: ${verdict(event.result)} (${requests(event.result.requests)}, ${seconds(event.result.durationMs)})\n`);
 };
