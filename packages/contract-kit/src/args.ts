@@ -21,6 +21,9 @@ concurrent same-key probes, the spec's links followed and read back, organizatio
 --admin-token the provider and organization states (faults, 403s, card terms, checkout PIX) and the limits.
 A check the target cannot answer (Prism's stateless mock) is listed as not applicable.
 
+Contract tests of a client (does it follow the payment rules under faults?):
+  payments-contract-kit client [options] -- <command>    (see client --help)
+
 Options:
   --base-url URL        the server, e.g. http://127.0.0.1:8080 (required)
   --api-key KEY         an API key of an organization with the products enabled

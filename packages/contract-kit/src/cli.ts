@@ -16,6 +16,8 @@ function listChecks(): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // `client -- <command>`: contract tests of a client (client-mode/), a command of its own.
+  if (argv[0] === 'client') return (await import('./client-mode/cli.ts')).clientMain(argv.slice(1));
   let parsed;
   try {
     parsed = parseCli(argv);

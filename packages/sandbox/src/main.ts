@@ -1,7 +1,8 @@
 // The sandbox as a command: `node packages/sandbox/src/main.ts` (npm start runs it in-process instead).
 // Configuration by environment: PORT (8080), HOST (127.0.0.1), DATABASE_URL (PostgreSQL; else node:sqlite),
 // SANDBOX_DB (the sqlite file, default .sandbox-data/sandbox.db; `:memory:` for none), SANDBOX_ADMIN_TOKEN
-// (generated and printed when not set). Logs one JSON line per request on stdout, API keys never included.
+// (generated and printed when not set), SANDBOX_JOURNAL_CAP (traffic journal entries kept per organization,
+// default 10,000). Logs one JSON line per request on stdout, API keys never included.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { jsonLogger } from './http.ts';
@@ -14,6 +15,7 @@ const sandbox = await startSandbox({
   host: process.env.HOST ?? '127.0.0.1',
   ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : file === ':memory:' ? {} : { file }),
   ...(process.env.SANDBOX_ADMIN_TOKEN ? { adminToken: process.env.SANDBOX_ADMIN_TOKEN } : {}),
+  ...(process.env.SANDBOX_JOURNAL_CAP ? { journalCap: Number(process.env.SANDBOX_JOURNAL_CAP) } : {}),
   logger: jsonLogger(),
 });
 process.stderr.write(

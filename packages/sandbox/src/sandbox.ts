@@ -27,6 +27,8 @@ export interface StartOptions {
   logger?: Logger;
   bodyLimit?: number;
   store?: Store;
+  /** Traffic journal entries kept per organization (default 10,000; SANDBOX_JOURNAL_CAP for main.ts). */
+  journalCap?: number;
   /** Serves these files too (compressed, with ETags; see static-files.ts): the docs and the spec, e.g. by npm start. */
   staticFiles?: Record<string, StaticFile>;
 }
@@ -50,7 +52,8 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     contract,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
-    admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract }),
+    ...(options.journalCap ? { journalCap: options.journalCap } : {}),
+    admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract, ...(options.journalCap ? { journalCap: options.journalCap } : {}) }),
   });
   const files = createStaticFiles(options.staticFiles ?? {});
   const server = createServer((req, res) => {

@@ -248,6 +248,11 @@ const SAMPLES: Record<string, { argv: string[]; request: AdminRequest }> = {
   },
   listFaults: { argv: ['fault', 'list'], request: { method: 'GET', path: '/admin/faults' } },
   clearFaults: { argv: ['fault', 'clear'], request: { method: 'DELETE', path: '/admin/faults' } },
+  getClock: { argv: ['clock', 'show', 'org_1'], request: { method: 'GET', path: '/admin/organizations/org_1/clock' } },
+  freezeClock: { argv: ['clock', 'freeze', 'org_1', '--at', '2025-05-14T12:30:00Z'], request: { method: 'POST', path: '/admin/organizations/org_1/clock/freeze', body: { at: '2025-05-14T12:30:00Z' } } },
+  advanceClock: { argv: ['clock', 'advance', 'org_1', '--ms', '60000'], request: { method: 'POST', path: '/admin/organizations/org_1/clock/advance', body: { milliseconds: 60000 } } },
+  useRealTime: { argv: ['clock', 'real', 'org_1'], request: { method: 'DELETE', path: '/admin/organizations/org_1/clock' } },
+  getJournal: { argv: ['journal', 'show', 'org_1'], request: { method: 'GET', path: '/admin/organizations/org_1/journal' } },
 };
 
 const ENV = { SANDBOX_ADMIN_TOKEN: 'admin-token' };

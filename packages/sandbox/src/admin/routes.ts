@@ -12,10 +12,11 @@ import { validAddress } from '../eip55.ts';
 import { BodyTooLarge, pathOf, readBody, sendJson } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
 import { Failure } from '../failure.ts';
+import { DEFAULT_JOURNAL_CAP } from '../pipeline/journal.ts';
 import { activeNicknameTaken, recipientView, recipientWrite, transferView } from '../operations/banking.ts';
 import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
 
-type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract }) => Promise<{ status: number; body?: unknown }>;
+type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract; journalCap: number }) => Promise<{ status: number; body?: unknown }>;
 
 class AdminFailure extends Error {
   readonly status: number;
@@ -74,7 +75,13 @@ function describeAnswer(contract: Contract, kind: FaultKind): string {
 const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 const FLAGS = ['apiAccess', 'banking', 'cards', 'checkout', 'walletTransfers', 'cardTermsAccepted', 'checkoutPix'] as const;
 
-const orgView = (o: Organization) => ({ ...o });
+/** The organization as the admin API shows it: its clock and journal have their own operations. */
+const orgView = ({ clockMs: _clock, ...o }: Organization) => o;
+/** An organization's clock: `frozen` at `now`, or `real` time (`now` is then the moment of the answer). */
+const clockView = (o: Organization) =>
+  o.clockMs === null || o.clockMs === undefined
+    ? { organizationId: o.id, mode: 'real', now: new Date().toISOString() }
+    : { organizationId: o.id, mode: 'frozen', now: new Date(o.clockMs).toISOString(), nowMs: o.clockMs };
 const faultView = (f: FaultRecord) =>
   Object.fromEntries(Object.entries(f).filter(([, v]) => v !== null && v !== undefined));
 
@@ -204,6 +211,34 @@ export const adminHandlers: Record<string, Handler> = {
     await tx.insertFault(fault);
     return { status: 201, body: faultView(fault) };
   },
+  async getClock({ tx, params }) {
+    return { status: 200, body: clockView(await organization(tx, params.organizationId)) };
+  },
+  async freezeClock({ tx, params, body }) {
+    await organization(tx, params.organizationId);
+    const at = typeof body.at === 'string' ? Date.parse(body.at) : Date.now();
+    if (!Number.isFinite(at)) throw new AdminFailure(400, 'invalid_request', `Body /at: ${String(body.at)} is not a date-time.`);
+    return { status: 200, body: clockView((await tx.setClock(params.organizationId!, at))!) };
+  },
+  async advanceClock({ tx, params, body }) {
+    const org = await organization(tx, params.organizationId);
+    const ms = Number(body.milliseconds);
+    // A clock on real time is frozen at the current time first, then advanced.
+    const advanced = org.clockMs === null || org.clockMs === undefined ? await tx.setClock(org.id, Date.now() + ms) : await tx.advanceClock(org.id, ms);
+    return { status: 200, body: clockView(advanced!) };
+  },
+  async useRealTime({ tx, params }) {
+    await organization(tx, params.organizationId);
+    return { status: 200, body: clockView((await tx.setClock(params.organizationId!, null))!) };
+  },
+  async getJournal({ tx, params, journalCap }) {
+    await organization(tx, params.organizationId);
+    const page = await tx.readJournal(params.organizationId!, journalCap);
+    return {
+      status: 200,
+      body: { organizationId: params.organizationId, cap: journalCap, dropped: page.dropped, entries: page.entries.map((e) => ({ ...e, time: new Date(e.at).toISOString() })) },
+    };
+  },
   async listFaults({ tx }) {
     return { status: 200, body: { faults: (await tx.listFaults()).map(faultView) } };
   },
@@ -237,9 +272,10 @@ interface Route {
  * The admin request handler, routed and validated by the admin spec. `contract` is the public API's (by
  * default read from the bundled public spec): the recipient rules and the faults an operation documents.
  */
-export function createAdmin(options: { store: Store; spec: OpenApiDocument; token: string; bodyLimit?: number; contract?: Contract }) {
+export function createAdmin(options: { store: Store; spec: OpenApiDocument; token: string; bodyLimit?: number; contract?: Contract; journalCap?: number }) {
   const contract = options.contract ?? loadContract(loadSpec());
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  const journalCap = options.journalCap ?? DEFAULT_JOURNAL_CAP;
   const validator = createValidator(options.spec);
   const routes: Route[] = operations(options.spec).map(({ method, path, operationId, operation }) => {
     const body = deref(options.spec, operation.requestBody ?? null);
@@ -296,7 +332,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
       }
     }
     try {
-      const result = await options.store.transaction((tx) => adminHandlers[route.operationId]!({ tx, params, body, now: new Date().toISOString(), contract }));
+      const result = await options.store.transaction((tx) => adminHandlers[route.operationId]!({ tx, params, body, now: new Date().toISOString(), contract, journalCap }));
       if (result.status === 204) {
         res.writeHead(204).end();
         return;

@@ -2,15 +2,14 @@
 // an answer the operation documents (the admin API refuses the others): a temporary 503 (on an operation
 // whose attempts can stay open, the attempt is left unresolved for the retry to resolve), pending review,
 // the card provider's rate limit with Retry-After, the edge's 502/504 without a body (after processing
-// the request or not), or a connection cut after the commit.
-import type { ServerResponse } from 'node:http';
+// the request or not), or a connection cut after the commit. What is answered is thrown (a Failure) or
+// returned (the edge's status; null: no answer at all), so the pipeline journals it before it leaves.
 import { Failure } from '../failure.ts';
-import { sendEdge } from '../http.ts';
 import type { FaultRecord, Store } from '../store/types.ts';
 import { leaveOpen, respond } from './idempotency.ts';
 import type { ApiRequest } from './request.ts';
 
-export async function actOut(store: Store, request: ApiRequest, fault: FaultRecord, res: ServerResponse): Promise<void> {
+export async function actOut(store: Store, request: ApiRequest, fault: FaultRecord): Promise<502 | 504 | null> {
   request.log.fault = fault.kind;
   switch (fault.kind) {
     case 'provider_rate_limited':
@@ -26,15 +25,14 @@ export async function actOut(store: Store, request: ApiRequest, fault: FaultReco
     case 'edge_504': {
       // The request was processed or not; whatever the API answered (a 201 or a 4xx) is lost at the edge.
       if (fault.commit) await processIgnoringRefusals(store, request);
-      request.log.status = fault.kind === 'edge_502' ? 502 : 504;
-      sendEdge(res, request.log.status as 502 | 504);
-      return;
+      const status = fault.kind === 'edge_502' ? 502 : 504;
+      request.log.status = status;
+      return status;
     }
     case 'drop_after_commit':
       await processIgnoringRefusals(store, request); // the answer never leaves
       request.log.status = 0;
-      res.socket?.destroy();
-      return;
+      return null;
   }
 }
 

@@ -1,20 +1,22 @@
 // What happens to a request of the public API, in the order it meets each step:
 //   route (from the spec; HEAD as GET) → body (size, bytes) → auth (x-api-key only, hashed) → rate limits
 //   → product access → validation (the spec's schemas) → one transaction: a scheduled fault, or the
-//   operation under its Idempotency-Key → the answer.
+//   operation under its Idempotency-Key → the answer. Each request of a known organization leaves one
+//   traffic journal entry (journal.ts) before its answer leaves; its time is the organization's clock.
 // Every refusal is the shared error body with a fresh requestId; no response carries CORS headers.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
 import { Failure } from '../failure.ts';
-import { pathOf, readRequestBody, sendJson, type LogLine, type Logger } from '../http.ts';
+import { pathOf, readRequestBody, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { Caller, FaultRecord, Organization, Store } from '../store/types.ts';
 import { actOut } from './faults.ts';
 import { respond } from './idempotency.ts';
+import { createJournal, journalEntry, parseLoosely, type JournaledRequest } from './journal.ts';
 import { enforceRateLimits } from './rate-limit.ts';
-import type { ApiRequest } from './request.ts';
+import { requestTime, type ApiRequest } from './request.ts';
 import { validateRequest } from './validation.ts';
 import type { OperationResult } from '../operations/context.ts';
 
@@ -27,6 +29,8 @@ export interface SandboxOptions {
   /** Handles /admin/* requests (the admin surface), when given. */
   admin?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
   now?: () => Date;
+  /** Traffic journal entries kept per organization (default DEFAULT_JOURNAL_CAP). */
+  journalCap?: number;
 }
 
 export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
@@ -34,6 +38,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const now = options.now ?? (() => new Date());
   const log = options.logger ?? (() => {});
+  const journal = createJournal(store, options.journalCap);
   for (const op of contract.operations) {
     if (!handlers[op.operationId]) throw new Error(`the sandbox has no handler for ${op.operationId}`);
   }
@@ -73,21 +78,44 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     const { key, organization: org, faultPending } = await authenticate(req, op);
     line.organizationId = org.id;
     line.keyId = key.id;
-    const at = now();
-    await enforceRateLimits(store, contract, key.id, op, at.getTime());
-    if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
-    const body = validateRequest(contract, req, op, params, raw);
-    const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-    const request: ApiRequest = { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line };
+    const at = requestTime(org, now);
+    const journaled: JournaledRequest = { op, at, idempotencyKey: req.headers['idempotency-key'], body: undefined };
+    try {
+      await enforceRateLimits(store, contract, key.id, op, at.getTime());
+      if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
+      const body = (journaled.body = validateRequest(contract, req, op, params, raw));
+      const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
+      await serve({ op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, journaled, res);
+    } catch (err) {
+      // A refusal (or a fault's error answer, or a bug) is journaled on its own, before handle() answers it.
+      journaled.body ??= parseLoosely(raw);
+      await journal.record(org.id, journalEntry(journaled, { ...errorAnswer(err), fault: line.fault })).catch((failure: unknown) => {
+        process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
+      });
+      throw err;
+    }
+  }
 
+  /** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
+  async function serve(request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
+    const { org, op, log: line } = request;
     const outcome = await store.transaction(
       async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
         const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
-        return fault ? { fault } : { result: await respond(tx, request) };
+        if (fault) return { fault };
+        const result = await respond(tx, request);
+        await journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
+        return { result };
       },
       { readOnly: op.method === 'GET' },
     );
-    if ('fault' in outcome) return actOut(store, request, outcome.fault, res);
+    if ('fault' in outcome) {
+      const edge = await actOut(store, request, outcome.fault); // an error answer is thrown
+      await journal.record(org.id, journalEntry(journaled, { status: edge, fault: line.fault }));
+      if (edge) return sendEdge(res, edge);
+      res.socket?.destroy(); // the answer never leaves
+      return;
+    }
     line.status = outcome.result.status;
     sendJson(res, outcome.result.status, outcome.result.body);
   }
@@ -102,21 +130,25 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     return caller;
   }
 
+  /** What an error is answered: a Failure its catalog status and code; anything else (a bug) a 500. */
+  function errorAnswer(err: unknown): { status: number; code: string; headers?: Record<string, string> | undefined } {
+    if (err instanceof Failure) return { status: contract.error(err.code).status, code: err.code, headers: err.headers };
+    return { status: 500, code: 'internal_error' };
+  }
+
   function answerError(res: ServerResponse, line: LogLine, err: unknown): void {
+    const { status, code, headers } = errorAnswer(err);
+    line.status = status;
+    line.code = code;
     if (err instanceof Failure) {
-      const { status, meaning } = contract.error(err.code);
-      line.status = status;
-      line.code = err.code;
-      sendJson(res, status, { error: err.detail ?? meaning, code: err.code, requestId: line.requestId }, err.headers);
+      sendJson(res, status, { error: err.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
       return;
     }
     // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
     // document, so that a contract test flags it. Answering the documented (retryable) 503 would hide the
     // bug from the kit and have clients retry it forever.
-    line.status = 500;
-    line.code = 'internal_error';
     process.stderr.write(`sandbox: unexpected error for request ${line.requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
-    sendJson(res, 500, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code: 'internal_error', requestId: line.requestId });
+    sendJson(res, status, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code, requestId: line.requestId });
   }
 
   return { handle };

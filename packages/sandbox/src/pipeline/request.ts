@@ -32,3 +32,8 @@ export function operationContext(tx: Transaction, request: ApiRequest): Operatio
     newId,
   };
 }
+
+/** The request's time: the organization's test clock when one is frozen (issue 13, deliver 2), else `now()`. */
+export function requestTime(org: { clockMs?: number | null | undefined }, now: () => Date): Date {
+  return org.clockMs === null || org.clockMs === undefined ? now() : new Date(org.clockMs);
+}

@@ -5,7 +5,7 @@
 // then finds its row) and row locks (FOR UPDATE); no row is updated by every request: a balance is split
 // into slots, and rate counters live outside the data transactions.
 import { Pool, type PoolClient } from 'pg';
-import { SCHEMA_VERSION, currentSchema, upgradeFromLegacy, type SchemaDialect } from './schema.ts';
+import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import { findCaller, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
@@ -16,7 +16,7 @@ export interface PostgresStoreOptions {
   poolSize?: number | undefined;
 }
 
-const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', legacyInsertionOrder: 'seq' };
+const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', legacyInsertionOrder: 'seq', unlogged: 'UNLOGGED ' };
 
 const DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
@@ -108,9 +108,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
         const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
         const version = Number(rows[0]?.version ?? 0);
-        if (version < SCHEMA_VERSION) {
-          await client.query(version === 0 ? currentSchema(SCHEMA_DIALECT) : upgradeFromLegacy(SCHEMA_DIALECT));
-          await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [SCHEMA_VERSION, new Date().toISOString()]);
+        for (const step of migrationsFrom(version, SCHEMA_DIALECT)) {
+          await client.query(step.sql);
+          for (const v of step.versions) await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v, new Date().toISOString()]);
         }
         await client.query(RATE_COUNTERS);
       }, { transaction: true });

@@ -16,8 +16,15 @@ export interface SchemaDialect {
   identity: string;
   /** How a legacy (version < 5) table orders its rows by insertion: SQLite's rowid, PostgreSQL's seq column. */
   legacyInsertionOrder: 'rowid' | 'seq';
+  /**
+   * `UNLOGGED ` on PostgreSQL for tables that are a record, not data a client was promised (the journal): no
+   * WAL, so a GET's journal row (an autocommit statement) waits for no fsync; PostgreSQL empties such a table
+   * after a crash of the server. Empty on SQLite.
+   */
+  unlogged: string;
 }
 
+/** The version currentSchema() and upgradeFromLegacy() produce; MIGRATIONS carry it further. */
 export const SCHEMA_VERSION = 5;
 
 /** The transfer statuses that debit the organization's balance (a failed or cancelled transfer moved nothing). */
@@ -155,4 +162,53 @@ export function upgradeFromLegacy(d: SchemaDialect): string {
     ${drops}
     DROP TABLE IF EXISTS rate_limits;
   `;
+}
+
+/**
+ * Changes after version 5, in order: a database at version 5 (fresh or upgraded from a legacy one) gets
+ * each one whose version is above its own, in one transaction with the rest of migrate().
+ */
+export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => string }[] = [
+  {
+    // Issue 13: per-organization test clocks and the traffic journal.
+    // - organizations.clock_ms: the organization's frozen clock (epoch ms); NULL runs on real time. Stored
+    //   here because every instance on one PostgreSQL database reads the organization with each request.
+    // - organizations.journal_dropped: entries the journal cap removed (the trim adds to it in the
+    //   transaction that deletes them, so a reader never counts a row twice or not at all).
+    // - journal: one row per API request of an organization (pipeline/journal.ts), what it meant for
+    //   idempotency; never the API key. An answer was sent exactly when it has a status.
+    version: 6,
+    sql: (d) => `
+      ALTER TABLE organizations ADD COLUMN clock_ms bigint;
+      ALTER TABLE organizations ADD COLUMN journal_dropped bigint NOT NULL DEFAULT 0;
+      CREATE ${d.unlogged}TABLE journal (
+        seq ${d.identity},
+        organization_id text NOT NULL,
+        at_ms bigint NOT NULL,
+        operation_id text NOT NULL,
+        idem_key text,
+        identity text NOT NULL,
+        body text,
+        status integer,
+        code text,
+        resource_status text,
+        retry_after_seconds integer,
+        fault text,
+        answered boolean NOT NULL,
+        CHECK (answered = (status IS NOT NULL))
+      );
+      CREATE INDEX journal_by_organization ON journal (organization_id, seq);
+    `,
+  },
+];
+
+/** The version a database has once every migration is applied. */
+export const LATEST_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), SCHEMA_VERSION);
+
+/** The SQL that brings a database at `version` (0: empty) to LATEST_VERSION, and the versions it records. */
+export function migrationsFrom(version: number, d: SchemaDialect): { sql: string; versions: number[] }[] {
+  const steps: { sql: string; versions: number[] }[] = [];
+  if (version < SCHEMA_VERSION) steps.push({ sql: version === 0 ? currentSchema(d) : upgradeFromLegacy(d), versions: [SCHEMA_VERSION] });
+  for (const m of MIGRATIONS) if (m.version > Math.max(version, SCHEMA_VERSION)) steps.push({ sql: m.sql(d), versions: [m.version] });
+  return steps;
 }

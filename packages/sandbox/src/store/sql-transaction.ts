@@ -3,6 +3,7 @@
 // transaction's connection and a few dialect parameters.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fromCents, storedCents } from '../money.ts';
+import type { JournalEntry } from '../audit/journal.ts';
 import { DEBITING_STATUSES } from './schema.ts';
 import {
   ConstraintViolation,
@@ -55,7 +56,25 @@ const toOrganization = (r: Row): Organization => ({
   checkoutPix: Boolean(r.checkout_pix),
   funding: parse(r.funding) as Record<string, string>,
   createdAt: String(r.created_at),
+  ...(r.clock_ms === null || r.clock_ms === undefined ? {} : { clockMs: Number(r.clock_ms) }), // absent on real time
 });
+
+const toJournalEntry = (r: Row): JournalEntry => {
+  const entry: JournalEntry = {
+    at: Number(r.at_ms),
+    operationId: String(r.operation_id),
+    idempotencyKey: text(r.idem_key),
+    identity: String(r.identity),
+    status: int(r.status),
+    code: text(r.code),
+    resourceStatus: text(r.resource_status),
+    retryAfterSeconds: int(r.retry_after_seconds),
+    fault: text(r.fault),
+    answered: Boolean(r.answered),
+  };
+  if (r.body !== null && r.body !== undefined) entry.body = JSON.parse(String(r.body));
+  return entry;
+};
 
 const toApiKey = (r: Row): ApiKeyRecord => ({
   id: String(r.id),
@@ -370,6 +389,46 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
     },
     async clearFaults() {
       await sql('DELETE FROM faults');
+    },
+
+    // test clocks
+    async setClock(organizationId, ms) {
+      const row = await one('UPDATE organizations SET clock_ms = $2 WHERE id = $1 RETURNING *', [organizationId, ms]);
+      return row && toOrganization(row);
+    },
+    async advanceClock(organizationId, ms) {
+      const row = await one('UPDATE organizations SET clock_ms = clock_ms + $2 WHERE id = $1 AND clock_ms IS NOT NULL RETURNING *', [organizationId, ms]);
+      return row && toOrganization(row);
+    },
+
+    // traffic journal
+    async appendJournal(organizationId, e) {
+      await sql(
+        `INSERT INTO journal (organization_id, at_ms, operation_id, idem_key, identity, body, status, code, resource_status, retry_after_seconds, fault, answered)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [organizationId, e.at, e.operationId, e.idempotencyKey, e.identity, json(e.body), e.status, e.code, e.resourceStatus, e.retryAfterSeconds, e.fault, bool(e.answered)],
+      );
+    },
+    async trimJournal(organizationId, keep) {
+      // The newest `keep` rows stay; a concurrent trim deletes each row once (the other skips it), and each
+      // adds only what it deleted.
+      const deleted = await sql(
+        `DELETE FROM journal WHERE organization_id = $1 AND seq <= (
+           SELECT seq FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2
+         ) RETURNING 1 AS gone`,
+        [organizationId, keep],
+      );
+      if (deleted.length) await sql('UPDATE organizations SET journal_dropped = journal_dropped + $2 WHERE id = $1', [organizationId, deleted.length]);
+      return deleted.length;
+    },
+    async readJournal(organizationId, keep) {
+      const rows = await sql('SELECT * FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT $2', [organizationId, keep]);
+      const counts = await one(
+        'SELECT journal_dropped AS dropped, (SELECT COUNT(*) FROM journal WHERE organization_id = $1) AS stored FROM organizations WHERE id = $1',
+        [organizationId],
+      );
+      const stored = Number(counts?.stored ?? 0);
+      return { entries: rows.reverse().map(toJournalEntry), dropped: Number(counts?.dropped ?? 0) + Math.max(0, stored - keep) };
     },
   };
   return tx;

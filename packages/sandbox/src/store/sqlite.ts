@@ -11,7 +11,7 @@
 // The operations themselves are sql-transaction.ts, shared with PostgreSQL.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { RateCounters } from './rate-counters.ts';
-import { SCHEMA_VERSION, currentSchema, upgradeFromLegacy, type SchemaDialect } from './schema.ts';
+import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import { findCaller, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
@@ -22,7 +22,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number | undefined;
 }
 
-const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid' };
+const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
@@ -183,9 +183,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
           db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
           const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as Row;
           const version = Number(row.version ?? 0);
-          if (version < SCHEMA_VERSION) {
-            db.exec(version === 0 ? currentSchema(SCHEMA_DIALECT) : upgradeFromLegacy(SCHEMA_DIALECT));
-            db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(SCHEMA_VERSION, new Date().toISOString());
+          for (const step of migrationsFrom(version, SCHEMA_DIALECT)) {
+            db.exec(step.sql);
+            for (const v of step.versions) db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(v, new Date().toISOString());
           }
           db.exec('COMMIT');
         } catch (err) {

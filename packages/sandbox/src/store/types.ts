@@ -1,3 +1,4 @@
+import type { JournalEntry } from '../audit/journal.ts';
 // The sandbox's storage interface: one small set of operations, implemented once in SQL (sql-transaction.ts)
 // over node:sqlite (embedded, default) and PostgreSQL (shared by several sandbox instances). Everything a
 // request does to the data happens inside one `transaction`, so a resource and the idempotency record that
@@ -19,6 +20,8 @@ export interface Organization {
   /** Opening balance per currency (decimal strings), the sandbox's funding. */
   funding: Record<string, string>;
   createdAt: string;
+  /** The organization's test clock, frozen at this epoch ms; null or absent: real time (issue 13, deliver 2). */
+  clockMs?: number | null;
 }
 
 export interface ApiKeyRecord {
@@ -117,6 +120,13 @@ export interface FaultRecord {
   createdAt: string;
 }
 
+/** An organization's traffic journal as stored: the newest entries (oldest first) and how many the cap dropped. */
+export interface JournalPage {
+  entries: JournalEntry[];
+  /** Entries recorded and no longer kept (the oldest, dropped over the cap). */
+  dropped: number;
+}
+
 export interface Transaction {
   // organizations
   insertOrganization(org: Organization): Promise<void>;
@@ -170,6 +180,19 @@ export interface Transaction {
   takeFault(organizationId: string, operationId: string): Promise<FaultRecord | undefined>;
   listFaults(): Promise<FaultRecord[]>;
   clearFaults(): Promise<void>;
+
+  // test clocks (NULL: real time)
+  /** Freezes the organization's clock at `ms`, or returns it to real time (null). */
+  setClock(organizationId: string, ms: number | null): Promise<Organization | undefined>;
+  /** Moves a frozen clock forward by `ms`, in one statement (two concurrent advances add up); undefined when the organization has no frozen clock. */
+  advanceClock(organizationId: string, ms: number): Promise<Organization | undefined>;
+
+  // traffic journal
+  appendJournal(organizationId: string, entry: JournalEntry): Promise<void>;
+  /** Deletes all but the newest `keep` entries of the organization, adding them to its dropped count; returns how many. */
+  trimJournal(organizationId: string, keep: number): Promise<number>;
+  /** The newest `keep` entries (oldest first); older ones still stored count as dropped. */
+  readJournal(organizationId: string, keep: number): Promise<JournalPage>;
 }
 
 export interface Caller {

@@ -1,0 +1,146 @@
+// `payments-contract-kit client [options] -- <command> [args…]`: contract-tests a CLIENT. Starts a sandbox
+// (or uses --base-url and --admin-token), runs each named fault scenario in an organization of its own,
+// runs the command once per scenario with the URL, key and scenario in its environment, audits what it
+// sent (the sandbox's traffic journal) and reports. Exit 0: no finding; 1: a finding or a scenario that
+// could not be judged; 2: usage.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startSandbox } from '@payments/sandbox';
+import { commandDrive } from './command.ts';
+import { renderClientSummary, stderrClientProgress, toClientJson, toClientJunit } from './report.ts';
+import { runClientMode } from './run.ts';
+import { pickScenarios, SCENARIOS } from './scenarios.ts';
+
+export const CLIENT_HELP = `Contract tests of a CLIENT: does it follow the provider's payment rules when the outcome is unknown?
+
+Usage:
+  payments-contract-kit client [options] -- <command> [args…]
+  node packages/contract-kit/src/cli.ts client [options] -- <command> [args…]
+
+For each scenario the kit provisions an organization (every product on, funded), an API key, a clock and
+(transfers) a PIX recipient, arms the scenario's faults for that organization, runs <command> once with:
+  PAYMENTS_BASE_URL, PAYMENTS_API_KEY      where and as whom to call the API
+  PAYMENTS_SCENARIO, PAYMENTS_OPERATION    the scenario, and the one payment to make: createTransfer
+                                           (to PAYMENTS_RECIPIENT_ID), issueCard or createCheckoutSession (PIX)
+  PAYMENTS_RECIPIENT_ID                    transfer scenarios
+  with --test-clock also PAYMENTS_ORGANIZATION_ID, SANDBOX_URL, SANDBOX_ADMIN_TOKEN: the client's sleep may
+  advance the organization's clock instead (POST $SANDBOX_URL/admin/organizations/$PAYMENTS_ORGANIZATION_ID/clock/advance
+  {"milliseconds": N}), so a 60-second wait takes milliseconds
+then audits the organization's traffic journal: every finding names the rule (section and words of the
+provider's document), the requests as evidence and what the client should have done.
+
+Scenarios (default: all):
+${SCENARIOS.map((s) => `  ${s.name.padEnd(32)} ${s.title}`).join('\n')}
+
+Options:
+  --base-url URL      a running sandbox (default: start one in memory on 127.0.0.1)
+  --admin-token T     its admin token (default: $SANDBOX_ADMIN_TOKEN); required with --base-url
+  --scenario a,b      only these scenarios (repeatable)
+  --test-clock        freeze each scenario's clock (the client must advance it to wait); default: real time,
+                      about a minute per 503 scenario
+  --timeout-ms N      stop a command after N ms per scenario (default 600000)
+  --json FILE         write the JSON report
+  --junit FILE        write a JUnit XML report (a testcase per scenario, a failure per finding)
+  -h, --help          this help
+
+Exit code: 0 no finding, 1 findings (or a scenario the client sent nothing for), 2 usage error.
+`;
+
+class UsageError extends Error {}
+
+interface ClientCliOptions {
+  baseUrl: string | undefined;
+  adminToken: string | undefined;
+  scenarios: string[];
+  testClock: boolean;
+  timeoutMs: number;
+  json: string | undefined;
+  junit: string | undefined;
+  command: string[];
+}
+
+export function parseClientCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): { help: true } | { help: false; options: ClientCliOptions } {
+  const dashes = argv.indexOf('--');
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const command = dashes === -1 ? [] : argv.slice(dashes + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...own],
+      options: {
+        'base-url': { type: 'string' },
+        'admin-token': { type: 'string' },
+        scenario: { type: 'string', multiple: true },
+        'test-clock': { type: 'boolean' },
+        'timeout-ms': { type: 'string' },
+        json: { type: 'string' },
+        junit: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message.split('. ')[0]! : String(err));
+  }
+  if (values.help) return { help: true };
+  if (!command.length) throw new UsageError('no command: give the client to test after `--` (e.g. -- node my-client.js)');
+  const adminToken = values['admin-token'] || env.SANDBOX_ADMIN_TOKEN || undefined;
+  if (values['base-url'] && !adminToken) throw new UsageError('--base-url needs --admin-token (or $SANDBOX_ADMIN_TOKEN): the kit provisions through the admin API');
+  const timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms']);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout-ms takes a positive whole number, got ${values['timeout-ms']}`);
+  const scenarios = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  try {
+    pickScenarios(scenarios);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return {
+    help: false,
+    options: { baseUrl: values['base-url']?.replace(/\/+$/, ''), adminToken, scenarios, testClock: values['test-clock'] === true, timeoutMs, json: values.json, junit: values.junit, command },
+  };
+}
+
+export async function clientMain(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseClientCli(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`contract-kit client: ${err.message}\nRun with client --help for usage.\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(CLIENT_HELP);
+    return 0;
+  }
+  const { options } = parsed;
+  const sandbox = options.baseUrl ? undefined : await startSandbox({});
+  if (sandbox) process.stderr.write(`contract-kit client: started a sandbox at ${sandbox.url} (in memory)\n`);
+  try {
+    // A sandbox of our own is provisioned with its own token (a $SANDBOX_ADMIN_TOKEN of another one is not used).
+    const access = sandbox ? { baseUrl: sandbox.url, adminToken: sandbox.adminToken } : { baseUrl: options.baseUrl!, adminToken: options.adminToken! };
+    const report = await runClientMode({
+      ...access,
+      scenarios: pickScenarios(options.scenarios),
+      testClock: options.testClock,
+      drive: commandDrive(options.command, { adminToken: access.adminToken, testClock: options.testClock, timeoutMs: options.timeoutMs }),
+      progress: stderrClientProgress(),
+    });
+    process.stdout.write(renderClientSummary(report));
+    for (const [file, text] of [
+      [options.json, () => toClientJson(report)],
+      [options.junit, () => toClientJunit(report)],
+    ] as const) {
+      if (!file) continue;
+      const path = resolve(file);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text());
+      process.stderr.write(`contract-kit client: wrote ${path}\n`);
+    }
+    return report.totals.failed > 0 ? 1 : 0;
+  } finally {
+    await sandbox?.close();
+  }
+}

@@ -1,0 +1,59 @@
+// The client mode's reports: a readable summary (every finding with the provider's words, the evidence and
+// what the client should have done), JSON (the whole ClientReport), and JUnit (a testcase per scenario,
+// a failure per finding).
+import { formatFindings } from '@payments/sandbox';
+import type { ClientProgress, ClientReport, ScenarioResult } from './run.ts';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
+const verdict = (r: ScenarioResult) => (r.error ? 'ERROR' : r.findings.length ? `${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}` : 'ok');
+
+export function renderClientSummary(report: ClientReport): string {
+  const lines = [`Client-rules audit of ${report.scenarios.length} scenario(s) against ${report.baseUrl} (${report.clock === 'test' ? 'test clock' : 'real time'})`, ''];
+  for (const r of report.scenarios) {
+    lines.push(`${r.findings.length || r.error ? '✗' : '✓'} ${r.name}: ${verdict(r)} (${requests(r.requests)}, ${seconds(r.durationMs)})`);
+    if (r.error) lines.push(`  ${r.error}`);
+    if (r.findings.length) {
+      lines.push(`  expected: ${r.expected}`);
+      lines.push(...formatFindings(r.findings).split('\n').map((line) => `  ${line}`));
+    }
+    if ((r.error || r.findings.length) && r.output?.trim()) lines.push('  client output (last lines):', ...r.output.trim().split('\n').slice(-8).map((l) => `    ${l}`));
+  }
+  const { scenarios, passed, failed, findings } = report.totals;
+  lines.push('', `${scenarios} scenarios: ${passed} passed, ${failed} failed, ${findings} finding(s)`, '');
+  return lines.join('\n');
+}
+
+export const toClientJson = (report: ClientReport): string => `${JSON.stringify(report, null, 2)}\n`;
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+export function toClientJunit(report: ClientReport): string {
+  const failures = report.scenarios.filter((r) => r.findings.length).length;
+  const errors = report.scenarios.filter((r) => r.error).length;
+  const total = report.scenarios.reduce((ms, r) => ms + r.durationMs, 0);
+  const cases = report.scenarios.map((r) => {
+    const body = [
+      ...r.findings.map((f) => `      <failure type="${xml(f.kind)}" message="${xml(`${f.kind}: ${f.detail}`)}">${xml(formatFindings([f]))}</failure>`),
+      ...(r.error ? [`      <error message="${xml(r.error)}"/>`] : []),
+    ];
+    const open = `    <testcase classname="client-rules" name="${xml(r.name)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
+    return body.length ? `${open}>\n${body.join('\n')}\n    </testcase>` : `${open}/>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="payments-contract-kit client" tests="${report.scenarios.length}" failures="${failures}" errors="${errors}" time="${(total / 1000).toFixed(3)}">`,
+    `  <testsuite name="client-rules" tests="${report.scenarios.length}" failures="${failures}" errors="${errors}" time="${(total / 1000).toFixed(3)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** Progress lines on stderr: one when a scenario starts, one when it is judged. */
+export const stderrClientProgress = (write: (text: string) => void = (t) => process.stderr.write(t)): ClientProgress => (event) => {
+  const at = `[${event.index + 1}/${event.of}]`;
+  if (event.type === 'start') write(`contract-kit client ${at} ${event.scenario.name}: ${event.scenario.title}…\n`);
+  else write(`contract-kit client ${at} ${event.result.name}: ${verdict(event.result)} (${requests(event.result.requests)}, ${seconds(event.result.durationMs)})\n`);
+};

@@ -1,0 +1,109 @@
+// The client mode's run: for each scenario, provision (provision.ts), hand the client under test what it
+// needs, then audit the organization's traffic journal with the sandbox's client-rules audit. The client
+// is a `drive` function: the CLI's spawns the user's command with the scenario in its environment
+// (command.ts); a test passes its own, e.g. our client with a virtual sleep that advances the test clock.
+import { loadSpec } from '@payments/spec';
+import { auditJournal, auditRules, type Finding } from '@payments/sandbox';
+import { advanceClock, provision, readJournal, type Provisioned, type SandboxAccess } from './provision.ts';
+import type { Scenario } from './scenarios.ts';
+
+/** What the client under test gets for one scenario (the CLI passes it as environment variables). */
+export interface ScenarioContext extends Provisioned {
+  baseUrl: string;
+  scenario: Scenario;
+  /** With a test clock: advances the organization's clock by `ms` (a virtual sleep); else a real sleep. */
+  sleep(ms: number): Promise<void>;
+  /** The organization's clock reading, ms (with a test clock: virtual, advanced by `sleep`). */
+  now(): number;
+}
+
+/** Runs the client for one scenario; the exit code (or 0) and any output worth reporting. */
+export type Drive = (context: ScenarioContext) => Promise<{ exitCode: number; output?: string }>;
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  expected: string;
+  organizationId: string;
+  /** Requests the journal holds for the scenario (the recipient the kit created included). */
+  requests: number;
+  findings: Finding[];
+  /** Why the scenario could not be judged (the client sent no request for the payment, or provisioning failed). */
+  error: string | undefined;
+  exitCode: number | undefined;
+  output: string | undefined;
+  durationMs: number;
+}
+
+export interface ClientReport {
+  baseUrl: string;
+  clock: 'test' | 'real';
+  scenarios: ScenarioResult[];
+  totals: { scenarios: number; passed: number; failed: number; findings: number };
+}
+
+export type ClientProgress = (event: { type: 'start'; scenario: Scenario; index: number; of: number } | { type: 'end'; result: ScenarioResult; index: number; of: number }) => void;
+
+export interface ClientRunOptions extends SandboxAccess {
+  scenarios: readonly Scenario[];
+  testClock: boolean;
+  drive: Drive;
+  progress?: ClientProgress;
+}
+
+export async function runClientMode(options: ClientRunOptions): Promise<ClientReport> {
+  const rules = auditRules(loadSpec());
+  const results: ScenarioResult[] = [];
+  for (const [index, scenario] of options.scenarios.entries()) {
+    options.progress?.({ type: 'start', scenario, index, of: options.scenarios.length });
+    const result = await runScenario(options, scenario, rules);
+    results.push(result);
+    options.progress?.({ type: 'end', result, index, of: options.scenarios.length });
+  }
+  const failed = results.filter((r) => r.findings.length || r.error).length;
+  return {
+    baseUrl: options.baseUrl,
+    clock: options.testClock ? 'test' : 'real',
+    scenarios: results,
+    totals: { scenarios: results.length, passed: results.length - failed, failed, findings: results.reduce((n, r) => n + r.findings.length, 0) },
+  };
+}
+
+async function runScenario(options: ClientRunOptions, scenario: Scenario, rules: ReturnType<typeof auditRules>): Promise<ScenarioResult> {
+  const started = performance.now();
+  const base = { name: scenario.name, title: scenario.title, expected: scenario.expected, organizationId: '', requests: 0, findings: [], exitCode: undefined, output: undefined };
+  let provisioned: Provisioned;
+  try {
+    provisioned = await provision(options, scenario, { testClock: options.testClock });
+  } catch (err) {
+    return { ...base, error: `provisioning failed: ${err instanceof Error ? err.message : String(err)}`, durationMs: performance.now() - started };
+  }
+  let virtualNow = Date.now();
+  const context: ScenarioContext = {
+    ...provisioned,
+    baseUrl: options.baseUrl,
+    scenario,
+    sleep: options.testClock
+      ? async (ms) => {
+          virtualNow += ms;
+          await advanceClock(options, provisioned.organizationId, ms);
+        }
+      : (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: options.testClock ? () => virtualNow : () => Date.now(),
+  };
+  const driven = await options.drive(context).catch((err: unknown) => ({ exitCode: 1, output: `the client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` }));
+  const { entries } = await readJournal(options, provisioned.organizationId);
+  const findings = auditJournal(entries, rules);
+  // A client that never tried the payment broke no rule, but proved nothing either.
+  const tried = entries.some((e) => e.operationId === scenario.operation);
+  return {
+    ...base,
+    organizationId: provisioned.organizationId,
+    requests: entries.length,
+    findings,
+    error: tried ? undefined : `the client sent no ${scenario.operation} request (exit code ${driven.exitCode}); nothing to judge`,
+    exitCode: driven.exitCode,
+    output: driven.output,
+    durationMs: performance.now() - started,
+  };
+}

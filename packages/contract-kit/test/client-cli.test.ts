@@ -1,0 +1,65 @@
+// `payments-contract-kit client` as a command: it starts its own sandbox, runs a client program per
+// scenario with the scenario in its environment (test clock), audits, prints the summary, writes JSON and
+// JUnit, and exits 0 for a careful client, 1 for a careless one; usage errors exit 2.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseClientCli } from '../src/client-mode/cli.ts';
+
+const kit = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const client = fileURLToPath(new URL('./fixtures/scenario-client.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'client-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function runKit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [kit, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SANDBOX_ADMIN_TOKEN: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const SCENARIOS = 'transfer-three-503s,transfer-pending-review,checkout-pix-not-set-up';
+
+describe('payments-contract-kit client', () => {
+  it('passes a careful client (exit 0) with progress, summary, JSON and JUnit', async () => {
+    const json = join(dir, 'careful.json');
+    const junit = join(dir, 'careful.xml');
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--scenario', SCENARIOS, '--json', json, '--junit', junit, '--', process.execPath, client, 'careful']);
+    expect(code, stdout + stderr).toBe(0);
+    expect(stderr).toMatch(/\[1\/3\] transfer-three-503s: a transfer meets three temporary 503s/);
+    expect(stdout).toContain('3 scenarios: 3 passed, 0 failed, 0 finding(s)');
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.totals).toEqual({ scenarios: 3, passed: 3, failed: 0, findings: 0 });
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="client-rules" tests="3" failures="0" errors="0"/);
+  }, 120_000);
+
+  it('fails a careless client (exit 1), naming each finding', async () => {
+    const junit = join(dir, 'careless.xml');
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--scenario', SCENARIOS, '--junit', junit, '--', process.execPath, client, 'careless']);
+    expect(code, stdout + stderr).toBe(1);
+    for (const kind of ['new_key_after_unknown_outcome', 'retry_before_minimum_delay', 'delays_not_growing', 'new_key_while_pending_review', 'retried_definite_answer']) expect(stdout).toContain(kind);
+    expect(stdout).toContain('3 scenarios: 0 passed, 3 failed');
+    expect(readFileSync(junit, 'utf8')).toMatch(/failures="3"/);
+  }, 120_000);
+
+  it('refuses a wrong command line (exit 2 from the command; parse errors here)', async () => {
+    expect(() => parseClientCli(['--scenario', 'nope', '--', 'x'], {})).toThrow(/unknown scenario "nope"; the scenarios are: transfer-503-then-resolved/);
+    expect(() => parseClientCli(['--base-url', 'http://127.0.0.1:1', '--', 'x'], {})).toThrow(/--admin-token/);
+    expect(() => parseClientCli([], {})).toThrow(/no command/);
+    const { code, stderr } = await runKit(['client', '--scenario', 'nope', '--', 'true']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown scenario/);
+  }, 60_000);
+});

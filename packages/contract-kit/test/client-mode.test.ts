@@ -1,0 +1,131 @@
+// The client mode proven both ways (issue 13, deliver 5), on a real sandbox with per-scenario test clocks:
+// - our client (@payments/client, its sleep advancing the sandbox's clock) and examples/pay-invoices pass
+//   every scenario they can make with zero findings;
+// - a careless client (a fresh key per retry, 2-second waits, retrying anything, a new key after pending
+//   review) fails every scenario, each with the findings its mistakes must produce, named.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, createPaymentsClient, deriveIdempotencyKey, type PaymentsClient } from '@payments/client';
+import { startSandbox, type RunningSandbox } from '../../sandbox/src/sandbox.ts';
+import { payInvoices } from '../../../examples/pay-invoices/index.ts';
+import { renderClientSummary, toClientJunit } from '../src/client-mode/report.ts';
+import { runClientMode, type ClientReport, type Drive, type ScenarioContext } from '../src/client-mode/run.ts';
+import { SCENARIOS } from '../src/client-mode/scenarios.ts';
+
+let sandbox: RunningSandbox;
+const dir = mkdtempSync(join(tmpdir(), 'client-mode-'));
+beforeAll(async () => {
+  sandbox = await startSandbox({});
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (drive: Drive, scenarios = SCENARIOS) => runClientMode({ baseUrl: sandbox.url, adminToken: sandbox.adminToken, scenarios, testClock: true, drive });
+
+/** The scenario's one payment through a client, as a program would make it; a definite error ends it. */
+async function pay(payments: PaymentsClient, ctx: ScenarioContext): Promise<void> {
+  const idempotencyKey = await deriveIdempotencyKey(ctx.scenario.operation, `order-${ctx.scenario.name}`);
+  if (ctx.scenario.operation === 'createTransfer') await payments.POST('/v1/banking/transfers', { body: { recipientId: ctx.recipientId!, amount: '150.00' }, idempotencyKey });
+  else if (ctx.scenario.operation === 'issueCard') await payments.POST('/v1/cards', { body: {}, idempotencyKey });
+  else await payments.POST('/v1/checkout/sessions', { body: { amount: '37.45', paymentMethod: 'pix' }, idempotencyKey });
+}
+
+const ourClient: Drive = async (ctx) => {
+  const payments = createPaymentsClient({ apiKey: ctx.apiKey, baseUrl: ctx.baseUrl, sleep: (ms) => ctx.sleep(ms), now: ctx.now });
+  try {
+    await pay(payments, ctx);
+    return { exitCode: 0 };
+  } catch (err) {
+    // Pending review and PIX not set up end the program: a person acts; nothing is re-sent under a new key.
+    if (err instanceof ApiError && !err.mayRetrySameKey) return { exitCode: 1, output: `${err.status} ${err.code}` };
+    if (err instanceof ApiError) return { exitCode: 1, output: `${err.status} ${err.code}: asked again later with the same key` };
+    throw err;
+  }
+};
+
+const summaryOf = (report: ClientReport) => renderClientSummary(report);
+
+describe('client mode: our client', () => {
+  it('passes every scenario with zero findings (test clock: a 60-second wait takes milliseconds)', async () => {
+    const report = await run(ourClient);
+    console.log(summaryOf(report));
+    expect(report.scenarios.map((s) => s.name)).toEqual(SCENARIOS.map((s) => s.name));
+    expect(report.scenarios.filter((s) => s.error || s.findings.length), summaryOf(report)).toEqual([]);
+    expect(report.totals).toEqual({ scenarios: SCENARIOS.length, passed: SCENARIOS.length, failed: 0, findings: 0 });
+    // It did wait: the 503 scenario's retry came 60 s or more (virtual) after the 503.
+    const three = report.scenarios.find((s) => s.name === 'transfer-three-503s')!;
+    expect(three.requests).toBe(1 + 4); // the kit's recipient + 3 × 503 + the 201
+  }, 60_000);
+});
+
+describe('client mode: examples/pay-invoices', () => {
+  const transferScenarios = SCENARIOS.filter((s) => s.operation === 'createTransfer');
+  it('passes every transfer scenario with zero findings, asking again with the same key on a later run', async () => {
+    const drive: Drive = async (ctx) => {
+      const statePath = join(dir, `${ctx.scenario.name}.json`);
+      const options = { invoices: [{ invoiceId: `inv-${ctx.scenario.name}`, recipientId: ctx.recipientId!, amount: '150' }], statePath, clientOptions: { apiKey: ctx.apiKey, baseUrl: ctx.baseUrl, sleep: (ms: number) => ctx.sleep(ms), now: ctx.now }, log: () => {} };
+      const first = await payInvoices(options);
+      if (first.state.invoices[`inv-${ctx.scenario.name}`]?.status !== 'paid') {
+        await ctx.sleep(15 * 60_000); // the next run (a cron job) a quarter of an hour later
+        await payInvoices(options);
+      }
+      return { exitCode: 0 };
+    };
+    const report = await run(drive, transferScenarios);
+    console.log(summaryOf(report));
+    expect(report.totals, summaryOf(report)).toEqual({ scenarios: transferScenarios.length, passed: transferScenarios.length, failed: 0, findings: 0 });
+  }, 60_000);
+});
+
+/** What a careless client does: a fresh key per try, 2 s between tries, up to 4 tries of anything that is not a 2xx. */
+const carelessClient: Drive = async (ctx) => {
+  const body =
+    ctx.scenario.operation === 'createTransfer' ? { recipientId: ctx.recipientId, amount: '150.00' } : ctx.scenario.operation === 'issueCard' ? {} : { amount: '37.45', paymentMethod: 'pix' };
+  const path = { createTransfer: '/v1/banking/transfers', issueCard: '/v1/cards', createCheckoutSession: '/v1/checkout/sessions' }[ctx.scenario.operation];
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    try {
+      const res = await fetch(`${ctx.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': ctx.apiKey, 'idempotency-key': `careless-${ctx.scenario.name}-${attempt}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.arrayBuffer();
+      if (res.ok) return { exitCode: 0 };
+    } catch {
+      // a dropped connection: just try again
+    }
+    await ctx.sleep(2_000);
+  }
+  return { exitCode: 1 };
+};
+
+describe('client mode: a careless client', () => {
+  it('fails every scenario, each finding named', async () => {
+    const report = await run(carelessClient);
+    console.log(summaryOf(report));
+    const kinds = Object.fromEntries(report.scenarios.map((s) => [s.name, [...new Set(s.findings.map((f) => f.kind))].sort()]));
+    expect(kinds).toEqual({
+      'transfer-503-then-resolved': ['new_key_after_unknown_outcome', 'retry_before_minimum_delay'],
+      'transfer-three-503s': ['delays_not_growing', 'new_key_after_unknown_outcome', 'retry_before_minimum_delay'],
+      'transfer-edge-502-after-commit': ['new_key_after_unknown_outcome'],
+      'transfer-504-before-processing': ['new_key_after_unknown_outcome'],
+      'transfer-dropped-after-commit': ['new_key_after_unknown_outcome'],
+      'transfer-pending-review': ['new_key_while_pending_review'],
+      'card-provider-rate-limited': ['new_key_after_unknown_outcome', 'retry_before_retry_after'],
+      'checkout-pix-not-set-up': ['retried_definite_answer'],
+    });
+    expect(report.totals.failed).toBe(SCENARIOS.length);
+    // Every finding cites the provider's words and shows the requests.
+    for (const finding of report.scenarios.flatMap((s) => s.findings)) {
+      expect(finding.rule.section).toMatch(/\S/);
+      expect(finding.rule.words.length).toBeGreaterThan(20);
+      expect(finding.evidence.length).toBeGreaterThan(0);
+    }
+    const junit = toClientJunit(report);
+    expect(junit.match(/<failure /g)?.length).toBe(report.totals.findings);
+  }, 60_000);
+});
