@@ -54,30 +54,10 @@ function wholeGroupBody(source: string): string | undefined {
   const match = /^\^\((\?:)?([\s\S]*)\)\$$/.exec(source);
   if (!match) return undefined;
   const body = match[2] ?? '';
-  // The group must close at the end, not earlier: `^(a)|(b)$` is not one group.
-  if (!balancedAsOneGroup(body)) return undefined;
+  // The group must close at the end, not earlier: `^(a)|(b)$` is not one group (its body `a)|(b` does not
+  // balance: splitTopLevel refuses it).
+  if (splitTopLevel(body) === undefined) return undefined;
   return body;
-}
-
-/** Whether `(` + body + `)` is a single group: the first `(` closes at the last `)`. */
-function balancedAsOneGroup(body: string): boolean {
-  let depth = 0;
-  let inClass = false;
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i];
-    if (ch === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (ch === ']') inClass = false;
-      continue;
-    }
-    if (ch === '[') inClass = true;
-    else if (ch === '(') depth++;
-    else if (ch === ')' && --depth < 0) return false;
-  }
-  return depth === 0 && !inClass;
 }
 
 /** Whether `^` … `$` anchor the whole string with nothing at the top level splitting them. */
