@@ -20,7 +20,7 @@ function keyPattern(schema: JsonObject): string {
 }
 interface BodyRule {
   /** Fields holding a decimal amount (number or string), with the code a bad value gets. */
-  decimals: Record<string, { code: string; pattern: string }>;
+  decimals: Record<string, { code: string; pattern: RegExp }>;
   /** Groups of fields that must not be sent together, with the code (absent: none). */
   exclusive?: { fields: string[]; code: string }[];
 }
@@ -49,7 +49,7 @@ function bodyRule(doc: OpenApiDocument, operation: JsonObject): BodyRule | undef
     const pattern = decimalPattern(doc, prop);
     if (!pattern) continue;
     const code = isObject(prop) && typeof prop['x-error-code'] === 'string' ? prop['x-error-code'] : INVALID_REQUEST;
-    rule.decimals[name] = { code, pattern };
+    rule.decimals[name] = { code, pattern: new RegExp(pattern) };
   }
   const not = isObject(schema.not) ? schema.not : undefined;
   if (not && Array.isArray(not.required)) {
@@ -58,9 +58,19 @@ function bodyRule(doc: OpenApiDocument, operation: JsonObject): BodyRule | undef
   return Object.keys(rule.decimals).length || rule.exclusive ? rule : undefined;
 }
 
+/**
+ * A value as TypeScript source: JSON, but a RegExp as a regular expression literal, so the client compiles
+ * no pattern at run time (and ships no cache of compiled ones).
+ */
+function literal(value: unknown): string {
+  const patterns: RegExp[] = [];
+  const json = JSON.stringify(value, (_, v: unknown) => (v instanceof RegExp ? `\0${patterns.push(v) - 1}` : v), 2);
+  return json.replace(/"\\u0000(\d+)"/g, (_, i: string) => String(patterns[Number(i)]));
+}
+
 export function specRulesModule(doc: OpenApiDocument): string {
   const operationIds: Record<string, string> = {};
-  const idempotencyKeys: Record<string, string> = {};
+  const idempotencyKeys: Record<string, RegExp> = {};
   const bodies: Record<string, BodyRule> = {};
   let transferRetry: JsonObject | undefined;
   for (const { method, path, operationId, operation } of operations(doc)) {
@@ -70,7 +80,7 @@ export function specRulesModule(doc: OpenApiDocument): string {
       if (!isObject(param) || param.name !== 'Idempotency-Key' || param.in !== 'header') continue;
       const schema = deref(doc, param.schema ?? null);
       if (!isObject(schema)) continue;
-      idempotencyKeys[operationId] = keyPattern(schema);
+      idempotencyKeys[operationId] = new RegExp(keyPattern(schema));
     }
     const rule = bodyRule(doc, operation);
     if (rule) bodies[operationId] = rule;
@@ -79,7 +89,7 @@ export function specRulesModule(doc: OpenApiDocument): string {
   }
   const unavailable: Record<string, number> = {};
   if (transferRetry) unavailable[String(transferRetry.operationId)] = Number(transferRetry.minDelaySeconds) * 1000;
-  const out = (name: string, doc: string, value: unknown) => `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)} as const;\n`;
+  const out = (name: string, doc: string, value: unknown) => `/** ${doc} */\nexport const ${name} = ${literal(value)} as const;\n`;
   return [
     '',
     out('operationIds', 'operationId by "METHOD /path".', operationIds),

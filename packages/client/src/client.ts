@@ -71,8 +71,8 @@ export interface PaymentsClientOptions {
 }
 
 // A page, or a browser's web worker (importScripts exists only there: not in Deno's or an edge runtime's workers).
-const inBrowser = ({ document, WorkerGlobalScope, importScripts } = globalThis as { document?: unknown; WorkerGlobalScope?: unknown; importScripts?: unknown }) =>
-  document !== undefined || (WorkerGlobalScope !== undefined && typeof importScripts === 'function');
+const inBrowser = ({ document, importScripts } = globalThis as { document?: unknown; importScripts?: unknown }) =>
+  document !== undefined || typeof importScripts === 'function';
 
 export function createPaymentsClient(options: PaymentsClientOptions) {
   if (inBrowser() && !options.dangerouslyAllowBrowser) {

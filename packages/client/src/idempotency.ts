@@ -16,13 +16,11 @@ export function newIdempotencyKey(): string {
  * the thing being paid (`invoice-42`), never a hash of the payload.
  */
 export async function deriveIdempotencyKey(operation: string, stableId: string, namespace = KEY_NAMESPACE): Promise<string> {
-  if (!operation || !stableId) throw new TypeError('deriveIdempotencyKey: empty operation or stable id');
   const ns = namespace.replace(/-/g, '');
-  if (!/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('namespace: not a UUID');
-  const encoder = new TextEncoder();
-  const name = encoder.encode(`${encoder.encode(operation).length}:${operation}:${stableId}`);
-  const data = new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...name]);
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', data));
+  if (!operation || !stableId || !/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('deriveIdempotencyKey: an operation, a stable id and a UUID namespace are required');
+  const utf8 = new TextEncoder();
+  const name = utf8.encode(`${utf8.encode(operation).length}:${operation}:${stableId}`);
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...name])));
   hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
   hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant
   const hex = [...hash].map((b) => (b | 256).toString(16).slice(1)).join(''); // 40 digits: the UUID takes the first 32

@@ -13,11 +13,11 @@ export const operationIds = {
 
 /** The Idempotency-Key schema (minLength, maxLength, pattern) of each operation that takes one, as one regular expression. */
 export const idempotencyKeyRules = {
-  "createRecipient": "^[\\s\\S]{1,255}$",
-  "createTransfer": "^[\\s\\S]{1,255}$",
-  "issueCard": "^[\\s\\S]{1,255}$",
-  "createCheckoutProduct": "^[A-Za-z0-9._:-]{8,200}$",
-  "createCheckoutSession": "^[A-Za-z0-9._:-]{8,200}$"
+  "createRecipient": /^[\s\S]{1,255}$/,
+  "createTransfer": /^[\s\S]{1,255}$/,
+  "issueCard": /^[\s\S]{1,255}$/,
+  "createCheckoutProduct": /^[A-Za-z0-9._:-]{8,200}$/,
+  "createCheckoutSession": /^[A-Za-z0-9._:-]{8,200}$/
 } as const;
 
 /** Decimal and mutually exclusive fields of request bodies, with the code a violation gets. */
@@ -26,7 +26,7 @@ export const bodyRules = {
     "decimals": {
       "amount": {
         "code": "invalid_request",
-        "pattern": "^(?:0\\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\\.[0-9]{1,2})?)$"
+        "pattern": /^(?:0\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\.[0-9]{1,2})?)$/
       }
     }
   },
@@ -34,7 +34,7 @@ export const bodyRules = {
     "decimals": {
       "amount": {
         "code": "invalid_checkout_session_amount",
-        "pattern": "^(?:0\\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\\.[0-9]{1,2})?)$"
+        "pattern": /^(?:0\.(?:[1-9][0-9]?|0[1-9])|[1-9][0-9]*(?:\.[0-9]{1,2})?)$/
       }
     },
     "exclusive": [
