@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createValidator, deref, errorCatalog, isObject, loadSpec, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { createValidator, deref, errorCatalog, exampleCases, isObject, loadSpec, missingExamples, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { lintAdminSpec } from '../../../tools/lib/admin-contract.ts';
 import { allowedFaultKinds } from '../src/admin/routes.ts';
 import { loadContract } from '../src/contract.ts';
@@ -37,75 +37,13 @@ describe('the admin document', () => {
 const doc: OpenApiDocument = loadSpec(out.json);
 const validator = createValidator(doc);
 
-// ---- every example validates (the approach of test/contract/examples.test.ts) ----
+// ---- every example validates (exampleCases of @payments/spec, as test/contract/examples.test.ts) ----
 
-interface Case {
-  where: string;
-  schema: JsonObject;
-  value: Json;
-}
-
-function mediaCases(where: string, content: Json): Case[] {
-  if (!isObject(content)) return [];
-  const cases: Case[] = [];
-  for (const [mediaType, rawMedia] of Object.entries(content)) {
-    const media = deref(doc, rawMedia);
-    if (!isObject(media) || !isObject(media.schema)) continue;
-    for (const [name, rawExample] of Object.entries(isObject(media.examples) ? media.examples : {})) {
-      const example = deref(doc, rawExample);
-      if (isObject(example)) cases.push({ where: `${where} ${mediaType} example "${name}"`, schema: media.schema, value: example.value ?? null });
-    }
-  }
-  return cases;
-}
-
-/** An operation's parameters, its path item's included (the admin document declares path ids on the path item). */
-function parametersOf(path: string, operation: JsonObject): Json[] {
-  const item = deref(doc, doc.paths[path] ?? null);
-  const shared = isObject(item) && Array.isArray(item.parameters) ? item.parameters : [];
-  return [...shared, ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
-}
-
-function collectCases(): Case[] {
-  const cases: Case[] = [];
-  for (const { method, path, operation } of operations(doc)) {
-    const at = `${method.toUpperCase()} ${path}`;
-    const body = deref(doc, operation.requestBody ?? null);
-    if (isObject(body)) cases.push(...mediaCases(`${at} request`, body.content ?? null));
-    for (const rawParam of parametersOf(path, operation)) {
-      const param = deref(doc, rawParam);
-      if (isObject(param) && 'example' in param && isObject(param.schema)) {
-        cases.push({ where: `${at} parameter ${String(param.name)}`, schema: param.schema, value: param.example ?? null });
-      }
-    }
-    for (const [status, rawResponse] of Object.entries((operation.responses ?? {}) as JsonObject)) {
-      const response = deref(doc, rawResponse);
-      if (isObject(response)) cases.push(...mediaCases(`${at} ${status}`, response.content ?? null));
-    }
-  }
-  for (const [name, schema] of Object.entries((doc.components.schemas ?? {}) as JsonObject)) {
-    if (!isObject(schema) || !Array.isArray(schema.examples)) continue;
-    schema.examples.forEach((value, i) =>
-      cases.push({ where: `components.schemas.${name}.examples[${i}]`, schema: { $ref: `#/components/schemas/${name}` }, value }),
-    );
-  }
-  return cases;
-}
-
-const cases = collectCases();
+const cases = exampleCases(doc);
 
 describe('admin examples', () => {
   it('exist for every operation: a request example for each body, a response example for each JSON response', () => {
-    for (const { method, path, operation } of operations(doc)) {
-      const at = `${method.toUpperCase()} ${path}`;
-      if (operation.requestBody) expect(cases.some((c) => c.where.startsWith(`${at} request`)), `${at} request example`).toBe(true);
-      for (const [status, raw] of Object.entries((operation.responses ?? {}) as JsonObject)) {
-        const response = deref(doc, raw);
-        if (isObject(response) && response.content) {
-          expect(cases.some((c) => c.where.startsWith(`${at} ${status} `)), `${at} ${status} example`).toBe(true);
-        }
-      }
-    }
+    expect(missingExamples(doc, cases)).toEqual([]);
   });
 
   it.each(cases.map((c) => [c.where, c] as const))('%s validates against its schema', (_where, c) => {

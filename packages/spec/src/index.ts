@@ -2,3 +2,4 @@ export * from './document.ts';
 export * from './catalog.ts';
 export * from './assumptions.ts';
 export * from './validator.ts';
+export * from './examples.ts';
