@@ -1,0 +1,138 @@
+// What this machine's PostgreSQL alone can do with the statements the sandbox sends: the ceiling of the
+// shared mode, with no Node.js in the way. It starts a throwaway server (fsync and synchronous_commit on),
+// runs the real sandbox on it, records every statement the store sends for one request of each kind (a new
+// POST transfer, its replay, a GET balance), and replays each recording through pgbench: prepared
+// statements, 32 clients, `--seconds` each. A new key, transfer id and request id per pgbench transaction
+// keep every POST a first request. Nothing here is a second copy of the store's SQL: the statements are
+// the ones the store sent.
+//
+//   node tools/launch.mjs bench-pg-ceiling [-- --seconds 10 --clients 32]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import type pgTypes from 'pg';
+import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
+import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
+import { createPostgresStore } from '../../packages/sandbox/src/store/postgres.ts';
+import { demoOrganization } from '../../tools/lib/demo-organization.ts';
+import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
+
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '32' } } });
+/** Runs of each request recorded: enough to see every value the store picks at random (16 balance slots). */
+const RECORDINGS = 64;
+const progress = (message: string) => process.stderr.write(`[pg-ceiling] ${message}\n`);
+
+/** Every statement a pg client sends while `recording` is set, with its values. */
+interface Sent {
+  text: string;
+  values: unknown[];
+}
+let recording: Sent[] | undefined;
+// The store's own pg (the sandbox package's dependency): its Client is what the store's pool uses.
+const pg = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as typeof pgTypes;
+const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pgTypes.Client, ...a: unknown[]) {
+  const [config, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+  if (recording) recording.push(typeof config === 'string' ? { text: config, values: values ?? [] } : { text: config.text, values: config.values ?? [] });
+  return query.apply(this, a);
+} as typeof pgTypes.Client.prototype.query;
+
+/**
+ * A pgbench script of one request's recorded statements (several recordings of the same request): values
+ * inlined; the request's own ids (key, resource id) made new per transaction; an integer the store chose
+ * differently each time (the balance slot it adds to, at random) drawn at random from the range seen.
+ */
+function pgbenchScript(recordings: Sent[][], perTransaction: string[]): string {
+  const [template, ...others] = recordings;
+  const shape = (sent: Sent[]) => sent.map((s) => s.text).join('\n');
+  if (!template || others.some((sent) => shape(sent) !== shape(template))) throw new Error('the recordings of one request sent different statements');
+  const lines = ['\\set n random(1, 1000000000000)'];
+  const literal = (value: unknown): string => {
+    if (value === null || value === undefined) return 'NULL';
+    let text = String(value);
+    for (const [i, id] of perTransaction.entries()) text = text.split(id).join(`\u0000${i}\u0000`);
+    // An escape string (E'…'): pgbench reads a colon anywhere as a variable, so a colon is written \x3a.
+    const quoted = `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/:/g, '\\x3a')}'`;
+    // A per-transaction id inside a literal: concatenated with pgbench's :n variable.
+    return quoted.replace(/\u0000(\d+)\u0000/g, (_, i: string) => `' || 'r${i}_' || :n || E'`);
+  };
+  const value = (statement: number, param: number): string => {
+    const seen = recordings.map((sent) => sent[statement]!.values[param]);
+    const integers = seen.map(Number);
+    if (new Set(seen.map(String)).size === 1 || !seen.every((v) => /^-?\d+$/.test(String(v)))) return literal(seen[0]);
+    const name = `v${statement}_${param}`;
+    lines.push(`\\set ${name} random(${Math.min(...integers)}, ${Math.max(...integers)})`);
+    return `:${name}`;
+  };
+  template.forEach(({ text }, statement) => {
+    const inlined = text.replace(/\$(\d+)/g, (_, i: string) => value(statement, Number(i) - 1));
+    lines.push(`${inlined.replace(/\s+/g, ' ').trim()};`);
+  });
+  return lines.join('\n') + '\n';
+}
+
+function pgbench(url: string, script: string, work: string): string {
+  const file = join(work, 'script.sql');
+  writeFileSync(file, script);
+  const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', args.clients, '-j', '2', '-T', args.seconds, '-f', file, url], { encoding: 'utf8' });
+  if (run.error) throw new Error(`pgbench: ${run.error.message} (it ships with the PostgreSQL client package)`);
+  const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
+  const latency = /latency average = ([\d.]+) ms/.exec(run.stdout)?.[1];
+  if (!tps) throw new Error(`pgbench failed:\n${run.stdout}\n${run.stderr}`);
+  return `${Math.round(Number(tps)).toLocaleString('en-US').padStart(8)} tps   ${latency} ms average latency`;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'pg-ceiling-'));
+const server = await startThrowawayPostgres({ settings: { fsync: 'on', synchronous_commit: 'on' } });
+try {
+  const sandbox = await startSandbox({ store: createPostgresStore({ url: server.url }), port: 0, host: '127.0.0.1' });
+  try {
+    const key = await demoOrganization(sandbox, generateApiKey());
+    const api = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+      fetch(`${sandbox.url}${path}`, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const recipient = (await (await api('POST', '/v1/banking/recipients', { nickname: 'ceiling', rail: 'brl_pix', pixKey: 'ceiling@example.com' }, 'rcp-ceiling')).json()) as { id: string };
+    /** The statements each of `times` runs of a request sent (each run numbered, from 0). */
+    const record = async (times: number, request: (run: number) => Promise<Response>) => {
+      const runs: { body: Record<string, unknown>; sent: Sent[] }[] = [];
+      for (let run = 0; run < times; run++) {
+        recording = [];
+        const response = await request(run);
+        const sent = recording;
+        recording = undefined;
+        const body = (await response.json()) as Record<string, unknown>;
+        if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(body)}`);
+        runs.push({ body, sent });
+      }
+      return runs;
+    };
+    const transfer = (key: string) => api('POST', '/v1/banking/transfers', { recipientId: recipient.id, amount: '1.00' }, key);
+    const posts = await record(RECORDINGS, (run) => transfer(`ceiling-${run}`));
+    const replays = await record(RECORDINGS, () => transfer('ceiling-0'));
+    const balances = await record(RECORDINGS, () => api('GET', '/v1/banking/balance'));
+    const rows: [string, Sent[][], string[]][] = [
+      ['POST transfer, new key', posts.map((r) => r.sent), ['ceiling-0', String(posts[0]!.body.id)]],
+      ['POST transfer, replay', replays.map((r) => r.sent), []],
+      ['GET balance', balances.map((r) => r.sent), []],
+    ];
+    console.log(`\nPostgreSQL alone with the sandbox's statements (pgbench, ${args.clients} clients, prepared, fsync and synchronous_commit on, ${args.seconds} s each)\n`);
+    for (const [name, recordings, ids] of rows) {
+      const sent = recordings[0]!;
+      progress(`${name}: ${sent.length} statements (${sent.filter((s) => /^(BEGIN|COMMIT)$/.test(s.text)).length} of them BEGIN/COMMIT)`);
+      console.log(`${name.padEnd(24)} ${String(sent.length).padStart(2)} statements  ${pgbench(server.url, pgbenchScript(recordings, ids), work)}`);
+    }
+    console.log('\nThe statements of each request, in order:');
+    for (const [name, [sent]] of rows) console.log(`  ${name}: ${sent!.map((s) => s.text.replace(/\s+/g, ' ').slice(0, 60)).join(' | ')}`);
+  } finally {
+    await sandbox.close();
+  }
+} finally {
+  await server.stop();
+  rmSync(work, { recursive: true, force: true });
+}
