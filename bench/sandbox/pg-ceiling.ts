@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
-import type pgTypes from 'pg';
 import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { createPostgresStore } from '../../packages/sandbox/src/store/postgres.ts';
@@ -32,13 +31,13 @@ interface Sent {
 }
 let recording: Sent[] | undefined;
 // The store's own pg (the sandbox package's dependency): its Client is what the store's pool uses.
-const pg = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as typeof pgTypes;
-const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
-pg.Client.prototype.query = function (this: pgTypes.Client, ...a: unknown[]) {
+const pg = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as { Client: { prototype: { query: (...a: unknown[]) => unknown } } };
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
   const [config, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
   if (recording) recording.push(typeof config === 'string' ? { text: config, values: values ?? [] } : { text: config.text, values: config.values ?? [] });
   return query.apply(this, a);
-} as typeof pgTypes.Client.prototype.query;
+};
 
 /**
  * A pgbench script of one request's recorded statements (several recordings of the same request): values
