@@ -22,7 +22,8 @@ export type Row = Record<string, unknown>;
 
 /** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
-export type SqlValue = string | number | bigint | null;
+/** A parameter; arrays are PostgreSQL's (the batched statements of postgres.ts). */
+export type SqlValue = string | number | bigint | null | readonly string[] | readonly number[];
 
 export interface Dialect {
   /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
@@ -434,16 +435,33 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
   return tx;
 }
 
-/** Store.findCaller in one statement. */
-export async function findCaller(sql: Sql, hash: string, operationId: string): Promise<Caller | undefined> {
-  const [row] = await sql(
-    `SELECT k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
-       EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = $2 AND f.remaining > 0
+/** One caller lookup: the hash of the presented API key and the operation asked for. */
+export interface CallerRequest {
+  hash: string;
+  operationId: string;
+}
+
+/**
+ * Store.findCaller for several requests in one statement (PostgreSQL: the lookups of one event-loop turn;
+ * SQLite: one at a time). `requests` is the dialect's FROM item of (hash, operation_id) rows, with its
+ * parameters. The answers come in the order of `asked`.
+ */
+export async function findCallers(
+  sql: Sql,
+  requests: { from: string; values: readonly SqlValue[] },
+  asked: readonly CallerRequest[],
+): Promise<(Caller | undefined)[]> {
+  const rows = await sql(
+    `SELECT q.hash AS asked_hash, q.operation_id AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
+       EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = q.operation_id AND f.remaining > 0
                AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
-     FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = $1`,
-    [hash, operationId],
+     FROM ${requests.from} JOIN api_keys k ON k.hash = q.hash JOIN organizations o ON o.id = k.organization_id`,
+    requests.values,
   );
-  if (!row) return undefined;
-  const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
-  return { key, organization: toOrganization(row), faultPending: Boolean(row.fault_pending) };
+  const found = new Map<string, Caller>();
+  for (const row of rows) {
+    const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
+    found.set(`${String(row.asked_hash)} ${String(row.asked_operation)}`, { key, organization: toOrganization(row), faultPending: Boolean(row.fault_pending) });
+  }
+  return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
 }

@@ -9,10 +9,10 @@
 //   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
 //   power loss may undo the last commits, never corrupt them).
 // The operations themselves are sql-transaction.ts, shared with PostgreSQL.
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCaller, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import { findCallers, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
@@ -150,7 +150,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     const state = { open: true };
     const sql: Sql = async (text: string, values: readonly SqlValue[] = []) => {
       if (!state.open) throw new Error('a tx used after its transaction ended');
-      return prepare(text).all(...values) as Row[];
+      return prepare(text).all(...(values as SQLInputValue[])) as Row[];
     };
     exec('SAVEPOINT logical');
     try {
@@ -216,11 +216,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller(async (text, values = []) => {
+      const sql: Sql = async (text, values = []) => {
         let rows: Row[] = [];
-        await whenUnlocked(() => void (rows = prepare(text).all(...values) as Row[]), busyTimeoutMs);
+        await whenUnlocked(() => void (rows = prepare(text).all(...(values as SQLInputValue[])) as Row[]), busyTimeoutMs);
         return rows;
-      }, hash, operationId);
+      };
+      return findCallers(sql, { from: '(SELECT $1 AS hash, $2 AS operation_id) AS q', values: [hash, operationId] }, [{ hash, operationId }]).then(([caller]) => caller);
     },
 
     async close() {
