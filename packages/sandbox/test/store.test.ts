@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
+import type { JournalEntry } from '../src/audit/journal.ts';
 import {
   createPostgresStore,
   createSqliteStore,
@@ -462,6 +463,32 @@ describe.each(backends)('store on $name', (backend) => {
       await tx.updateOrganization('org_1', { banking: false });
     });
     expect(await second.findCaller('h1', 'createTransfer')).toMatchObject({ key: { revokedAt: at(1) }, organization: { banking: false } });
+  });
+
+  it('read-only transactions made together (shared statements on PostgreSQL): each reads its own totals, every journal entry is kept', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertOrganization(organization('org_2'));
+      await tx.insertTransfer(transfer('tr_1', '1.25'));
+      await tx.insertTransfer(transfer('tr_2', '2.00', { organizationId: 'org_2', currency: 'USD' }));
+    });
+    const entry = (at: number, extra: Partial<JournalEntry> = {}): JournalEntry => ({
+      at, operationId: 'getBankingBalance', idempotencyKey: null, identity: '', status: 200, code: null, resourceStatus: null, retryAfterSeconds: null, fault: null, answered: true, ...extra,
+    });
+    const orgOf = (n: number) => (n % 2 ? 'org_1' : 'org_2');
+    const reads = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        store.transaction(async (tx) => {
+          const totals = await tx.debitedTotals(orgOf(n));
+          await tx.appendJournal(orgOf(n), entry(n, n === 5 ? { status: null, answered: false, body: { amount: 'x' } } : {}));
+          return totals;
+        }, { readOnly: true }),
+      ),
+    );
+    expect(reads).toEqual([1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? { BRL: '1.25' } : { USD: '2.00' })));
+    const journal = async (org: string) => (await store.transaction((tx) => tx.readJournal(org, 10))).entries;
+    expect(await journal('org_1')).toEqual([entry(1), entry(3), entry(5, { status: null, answered: false, body: { amount: 'x' } })]);
+    expect(await journal('org_2')).toEqual([entry(2), entry(4), entry(6)]);
   });
 
   it('callers: lookups made together (one statement on PostgreSQL) each get their own answer', async () => {

@@ -3,10 +3,26 @@
 // sql-transaction.ts as named (prepared once per connection) statements. What keeps instances apart is the
 // schema's unique keys (a second claimer of an Idempotency-Key waits on the key until the first commits,
 // then finds its row) and row locks (FOR UPDATE); no row is updated by every request: a balance is split
-// into slots, and rate counters live outside the data transactions.
+// into slots, and rate counters live outside the data transactions. A round trip costs both processes more
+// CPU than a small statement, so what every request does outside a transaction (its caller, its rate-limit
+// hits, and a GET's balance read and journal entry) is sent once per event-loop turn for all its requests.
 import { Pool, type PoolClient } from 'pg';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCallers, refuseNested, runningTransaction, sqlTransaction, type CallerRequest, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import {
+  debitedTotalsFrom,
+  debitedTotalsOf,
+  findCallers,
+  JOURNAL_COLUMNS,
+  journalValues,
+  refuseNested,
+  runningTransaction,
+  sqlTransaction,
+  type CallerRequest,
+  type Dialect,
+  type Row,
+  type Sql,
+  type SqlValue,
+} from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -26,6 +42,9 @@ const DIALECT: Dialect = {
     return e?.code === '23505' ? e.constraint : undefined; // unique_violation
   },
 };
+
+/** The journal's column types, in JOURNAL_COLUMNS' order: several entries are inserted as one array per column. */
+const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean'];
 
 /** pg_advisory_xact_lock key (a bigint) serializing migrate() across instances: "sandbox" in ASCII. */
 const MIGRATION_LOCK = 0x73616e64626f78n.toString();
@@ -90,18 +109,17 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
   /**
-   * `work` on one pooled connection: inside BEGIN … COMMIT (ROLLBACK when it throws), or with each statement
-   * on its own (`transaction: false`). Only a connection that ended cleanly goes back to the pool.
+   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). Only a connection that
+   * ended cleanly goes back to the pool.
    */
-  async function onConnection<T>(work: (client: PoolClient) => Promise<T>, { transaction }: { transaction: boolean }): Promise<T> {
+  async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     if (closed) throw new Error('the store is closed');
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
     client.on('error', onError);
-    let ended = !transaction;
+    let ended = false;
     try {
-      if (!transaction) return await work(client);
       await client.query('BEGIN');
       let result: T;
       try {
@@ -156,11 +174,41 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     });
   });
 
+  // A GET's two statements, shared by the turn's GETs: the balance read, and the journal entry (in order).
+  const debitedTotals = perTurn(async (organizations: string[]) => {
+    const rows = await run(pool, debitedTotalsOf('organization_id = ANY($1::text[])'), [organizations]);
+    return organizations.map((organizationId) => debitedTotalsFrom(rows, organizationId));
+  });
+  const appendJournal = perTurn(async (entries: SqlValue[][]) => {
+    const columns = JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i]));
+    const unnest = JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+    await run(pool, `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${unnest})`, columns as SqlValue[]);
+    return entries.map(() => undefined);
+  });
+
+  /**
+   * A read-only transaction (a GET): no BEGIN and COMMIT, each statement on its own through the pool, and its
+   * balance read and journal entry in the statements the turn's GETs share.
+   */
+  async function readOnly<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    if (closed) throw new Error('the store is closed');
+    const state = { open: true };
+    const ended = () => Promise.reject(new Error('a tx used after its transaction ended'));
+    const tx = sqlTransaction((text, values) => (state.open ? run(pool, text, values) : ended()), DIALECT);
+    tx.debitedTotals = (organizationId) => (state.open ? debitedTotals(organizationId) : ended());
+    tx.appendJournal = (organizationId, entry) => (state.open ? appendJournal(journalValues(organizationId, entry)) : ended());
+    try {
+      return await runningTransaction.run(state, () => fn(tx));
+    } finally {
+      state.open = false;
+    }
+  }
+
   return {
     kind: 'postgres',
 
     async migrate() {
-      await onConnection(async (client) => {
+      await inTransaction(async (client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
         await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
@@ -171,12 +219,13 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
           for (const v of step.versions) await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v, new Date().toISOString()]);
         }
         await client.query(RATE_COUNTERS);
-      }, { transaction: true });
+      });
     },
 
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
-      return onConnection(async (client) => {
+      if (options?.readOnly) return readOnly(fn);
+      return inTransaction(async (client) => {
         const state = { open: true };
         const sql: Sql = (text, values) => {
           if (!state.open) return Promise.reject(new Error('a tx used after its transaction ended'));
@@ -187,7 +236,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         } finally {
           state.open = false;
         }
-      }, { transaction: !options?.readOnly });
+      });
     },
 
     async hitRateLimit(bucket, windowStart) {

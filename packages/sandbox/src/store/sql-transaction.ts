@@ -23,7 +23,7 @@ export type Row = Record<string, unknown>;
 /** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
 /** A parameter; arrays are PostgreSQL's (the batched statements of postgres.ts). */
-export type SqlValue = string | number | bigint | null | readonly string[] | readonly number[];
+export type SqlValue = string | number | bigint | null | readonly (string | number | null)[];
 
 export interface Dialect {
   /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
@@ -167,6 +167,25 @@ function setClause(patch: object, fields: Patchable, first: number): { sql: stri
   return { sql: parts.join(', '), values };
 }
 
+/** The journal's columns, and what an entry puts in them (also postgres.ts's insert of several entries). */
+export const JOURNAL_COLUMNS = 'organization_id, at_ms, operation_id, idem_key, identity, body, status, code, resource_status, retry_after_seconds, fault, answered';
+export const journalValues = (organizationId: string, e: JournalEntry): SqlValue[] =>
+  [organizationId, e.at, e.operationId, e.idempotencyKey, e.identity, json(e.body), e.status, e.code, e.resourceStatus, e.retryAfterSeconds, e.fault, bool(e.answered)];
+
+/** The running totals of the organizations `where` picks, per currency; SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text. */
+export const debitedTotalsOf = (where: string) =>
+  `SELECT organization_id, currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE ${where} GROUP BY organization_id, currency ORDER BY currency`;
+
+/** One organization's totals from debitedTotalsOf's rows, as decimal strings (a currency that adds up to zero left out). */
+export function debitedTotalsFrom(rows: readonly Row[], organizationId: string): Record<string, string> {
+  const totals: Record<string, string> = {};
+  for (const row of rows) {
+    const cents = BigInt(String(row.cents));
+    if (row.organization_id === organizationId && cents !== 0n) totals[String(row.currency)] = fromCents(cents);
+  }
+  return totals;
+}
+
 /** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
 const TRANSFER = 'organization_id, id, recipient_id, amount, currency, status, idempotency_key, created_at';
 
@@ -300,14 +319,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
       return toTransfer(row);
     },
     async debitedTotals(organizationId) {
-      // SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text.
-      const rows = await sql(
-        'SELECT currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE organization_id = $1 GROUP BY currency ORDER BY currency',
-        [organizationId],
-      );
-      const totals: Record<string, string> = {};
-      for (const row of rows) if (BigInt(String(row.cents)) !== 0n) totals[String(row.currency)] = fromCents(BigInt(String(row.cents)));
-      return totals;
+      return debitedTotalsFrom(await sql(debitedTotalsOf('organization_id = $1'), [organizationId]), organizationId);
     },
     async countTransfers(organizationId) {
       const row =
@@ -404,11 +416,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
 
     // traffic journal
     async appendJournal(organizationId, e) {
-      await sql(
-        `INSERT INTO journal (organization_id, at_ms, operation_id, idem_key, identity, body, status, code, resource_status, retry_after_seconds, fault, answered)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [organizationId, e.at, e.operationId, e.idempotencyKey, e.identity, json(e.body), e.status, e.code, e.resourceStatus, e.retryAfterSeconds, e.fault, bool(e.answered)],
-      );
+      await sql(`INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, journalValues(organizationId, e));
     },
     async trimJournal(organizationId, keep) {
       // The newest `keep` rows stay; a concurrent trim deletes each row once (the other skips it), and each
