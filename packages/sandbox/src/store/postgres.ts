@@ -11,13 +11,13 @@ import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import {
   debitedTotalsFrom,
   debitedTotalsOf,
-  findCallers,
+  findCallerSql,
   JOURNAL_COLUMNS,
   journalValues,
   refuseNested,
   runningTransaction,
   sqlTransaction,
-  type CallerRequest,
+  toCaller,
   type Dialect,
   type Row,
   type Sql,
@@ -93,6 +93,12 @@ const nameOf = (text: string) => {
   return name;
 };
 
+/** One caller lookup: the hash of the presented API key and the operation asked for. */
+interface CallerRequest {
+  hash: string;
+  operationId: string;
+}
+
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const pool = new Pool({
     connectionString: options.url,
@@ -139,9 +145,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     }
   }
 
-  const findCaller = perTurn((asked: CallerRequest[]) =>
-    findCallers((text, values) => run(pool, text, values), { from: 'unnest($1::text[], $2::text[]) AS q(hash, operation_id)', values: [asked.map((r) => r.hash), asked.map((r) => r.operationId)] }, asked),
-  );
+  const findCaller = perTurn(async (asked: CallerRequest[]) => {
+    const from = 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ';
+    const rows = await run(pool, findCallerSql('q.hash', 'q.operation_id', from), [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
+    const found = new Map(rows.map((row) => [`${String(row.asked_hash)} ${String(row.asked_operation)}`, toCaller(row)]));
+    return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
+  });
 
   /**
    * One statement for a turn's hits: each (bucket, window) gets all its hits at once, and each hit the count

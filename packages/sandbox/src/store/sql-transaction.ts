@@ -443,33 +443,19 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
   return tx;
 }
 
-/** One caller lookup: the hash of the presented API key and the operation asked for. */
-export interface CallerRequest {
-  hash: string;
-  operationId: string;
-}
-
 /**
- * Store.findCaller for several requests in one statement (PostgreSQL: the lookups of one event-loop turn;
- * SQLite: one at a time). `requests` is the dialect's FROM item of (hash, operation_id) rows, with its
- * parameters. The answers come in the order of `asked`.
+ * Store.findCaller's statement: the key whose hash is `hash`, its organization, and whether a fault awaits
+ * `operation`, each an SQL expression: parameters ($1, $2) for one lookup (SQLite), or the columns of
+ * `from`, an unnest of arrays that postgres.ts prepends to look a turn's callers up in one statement.
  */
-export async function findCallers(
-  sql: Sql,
-  requests: { from: string; values: readonly SqlValue[] },
-  asked: readonly CallerRequest[],
-): Promise<(Caller | undefined)[]> {
-  const rows = await sql(
-    `SELECT q.hash AS asked_hash, q.operation_id AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
-       EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = q.operation_id AND f.remaining > 0
-               AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
-     FROM ${requests.from} JOIN api_keys k ON k.hash = q.hash JOIN organizations o ON o.id = k.organization_id`,
-    requests.values,
-  );
-  const found = new Map<string, Caller>();
-  for (const row of rows) {
-    const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
-    found.set(`${String(row.asked_hash)} ${String(row.asked_operation)}`, { key, organization: toOrganization(row), faultPending: Boolean(row.fault_pending) });
-  }
-  return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
-}
+export const findCallerSql = (hash: string, operation: string, from = '') =>
+  `SELECT ${hash} AS asked_hash, ${operation} AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
+     EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = ${operation} AND f.remaining > 0
+             AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
+   FROM ${from}api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = ${hash}`;
+
+export const toCaller = (r: Row): Caller => ({
+  key: { id: String(r.key_id), organizationId: String(r.organization_id), hash: String(r.hash), prefix: String(r.prefix), createdAt: String(r.key_created_at), revokedAt: text(r.revoked_at) },
+  organization: toOrganization(r),
+  faultPending: Boolean(r.fault_pending),
+});

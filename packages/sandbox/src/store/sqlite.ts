@@ -12,7 +12,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCallers, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import { findCallerSql, refuseNested, runningTransaction, sqlTransaction, toCaller, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
@@ -216,12 +216,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      const sql: Sql = async (text, values = []) => {
-        let rows: Row[] = [];
-        await whenUnlocked(() => void (rows = prepare(text).all(...(values as SQLInputValue[])) as Row[]), busyTimeoutMs);
-        return rows;
-      };
-      return findCallers(sql, { from: '(SELECT $1 AS hash, $2 AS operation_id) AS q', values: [hash, operationId] }, [{ hash, operationId }]).then(([caller]) => caller);
+      let row: Row | undefined;
+      return whenUnlocked(() => void (row = prepare(findCallerSql('$1', '$2')).get(hash, operationId) as Row | undefined), busyTimeoutMs).then(() => row && toCaller(row));
     },
 
     async close() {
