@@ -28,12 +28,6 @@ export type SqlValue = string | number | bigint | null | readonly (string | numb
 export interface Dialect {
   /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
   forUpdate: string;
-  /**
-   * Rows per organization and currency that a balance is split into: a transfer adds to one picked at
-   * random, so concurrent transfers of one organization rarely wait for each other's row (PostgreSQL). One
-   * for SQLite, which has a single writer anyway.
-   */
-  balanceSlots: number;
   /** The name of the unique constraint a failed statement broke, if that is why it failed. */
   violatedConstraint(err: unknown): string | undefined;
 }
@@ -202,7 +196,13 @@ export function refuseNested(): void {
   if (runningTransaction.getStore()?.open) throw new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`');
 }
 
-export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
+/**
+ * The operations on one transaction's statements. `balanceSlot`: which of the rows a balance is split into
+ * (per organization and currency) this transaction adds its transfers to; PostgreSQL gives each pooled
+ * connection its own, so concurrent transfers of one organization never wait for each other's row lock
+ * until COMMIT; SQLite has a single writer and one row.
+ */
+export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Transaction {
   const one = async (statement: string, values?: readonly SqlValue[]) => (await sql(statement, values))[0];
   /** A write that a unique index may refuse: the refusal becomes a ConstraintViolation naming the index. */
   const guarded = async (statement: string, values: readonly SqlValue[]) => {
@@ -218,7 +218,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
     sql(
       `INSERT INTO balances (organization_id, currency, slot, debited_cents) VALUES ($1, $2, $3, $4)
        ON CONFLICT (organization_id, currency, slot) DO UPDATE SET debited_cents = balances.debited_cents + excluded.debited_cents`,
-      [organizationId, currency, Math.floor(Math.random() * dialect.balanceSlots), cents.toString()],
+      [organizationId, currency, balanceSlot, cents.toString()],
     );
 
   const readIdempotency = async (organizationId: string, operationId: string, key: string, lock: string) => {

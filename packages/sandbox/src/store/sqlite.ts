@@ -94,7 +94,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let constraintNames = new Map<string, string>();
   const dialect: Dialect = {
     forUpdate: '', // the batch holds the database's write lock
-    balanceSlots: 1,
     violatedConstraint(err) {
       const message = /^UNIQUE constraint failed: (.+)$/.exec(String((err as Error | null)?.message));
       return message ? (constraintNames.get(message[1]!) ?? message[1]) : undefined;
