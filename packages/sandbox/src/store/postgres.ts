@@ -42,8 +42,12 @@ const DIALECT: Dialect = {
   },
 };
 
-/** The journal's column types, in JOURNAL_COLUMNS' order: several entries are inserted as one array per column. */
+// The statements of several requests at once (see perTurn): their inputs as arrays, one per column.
+const FIND_CALLERS = findCallerSql('q.hash', 'q.operation_id', 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ');
+const DEBITED_TOTALS = debitedTotalsOf('organization_id = ANY($1::text[])');
+/** The journal's column types, in JOURNAL_COLUMNS' order. */
 const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean'];
+const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
 
 /** Rows a balance is split into, per organization and currency (at most this many for a balance read to sum). */
 const BALANCE_SLOTS = 16;
@@ -160,8 +164,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   };
 
   const findCaller = perTurn(async (asked: CallerRequest[]) => {
-    const from = 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ';
-    const rows = await run(pool, findCallerSql('q.hash', 'q.operation_id', from), [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
+    const rows = await run(pool, FIND_CALLERS, [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
     const found = new Map(rows.map((row) => [`${String(row.asked_hash)} ${String(row.asked_operation)}`, toCaller(row)]));
     return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
   });
@@ -199,13 +202,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   // A GET's two statements, shared by the turn's GETs: the balance read, and the journal entry (in order).
   const debitedTotals = perTurn(async (organizations: string[]) => {
-    const rows = await run(pool, debitedTotalsOf('organization_id = ANY($1::text[])'), [organizations]);
+    const rows = await run(pool, DEBITED_TOTALS, [organizations]);
     return organizations.map((organizationId) => debitedTotalsFrom(rows, organizationId));
   });
   const appendJournal = perTurn(async (entries: SqlValue[][]) => {
-    const columns = JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i]));
-    const unnest = JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-    await run(pool, `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${unnest})`, columns as SqlValue[]);
+    await run(pool, APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i])) as SqlValue[]);
     return entries.map(() => undefined);
   });
 

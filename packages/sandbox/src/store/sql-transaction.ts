@@ -180,8 +180,15 @@ export function debitedTotalsFrom(rows: readonly Row[], organizationId: string):
   return totals;
 }
 
+// Statements every request runs, made once: a statement's text is the key of the engines' caches of
+// prepared statements, and a text built anew for each call is hashed anew for each lookup.
+const DEBITED_TOTALS = debitedTotalsOf('organization_id = $1');
+const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+const READ_IDEMPOTENCY = 'SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3';
+
 /** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
 const TRANSFER = 'organization_id, id, recipient_id, amount, currency, status, idempotency_key, created_at';
+const GET_TRANSFER = `SELECT ${TRANSFER} FROM transfers WHERE organization_id = $1 AND id = $2`;
 
 const debits = (status: string): boolean => DEBITING_STATUSES.includes(status);
 
@@ -222,7 +229,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
     );
 
   const readIdempotency = async (organizationId: string, operationId: string, key: string, lock: string) => {
-    const row = await one(`SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3${lock}`, [organizationId, operationId, key]);
+    const row = await one(lock ? READ_IDEMPOTENCY + lock : READ_IDEMPOTENCY, [organizationId, operationId, key]);
     return row && toIdempotency(row);
   };
 
@@ -307,7 +314,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
       if (debits(t.status)) await addToBalance(t.organizationId, t.currency, cents);
     },
     async getTransfer(organizationId, id) {
-      const row = await one(`SELECT ${TRANSFER} FROM transfers WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+      const row = await one(GET_TRANSFER, [organizationId, id]);
       return row && toTransfer(row);
     },
     async updateTransferStatus(organizationId, id, status) {
@@ -319,7 +326,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
       return toTransfer(row);
     },
     async debitedTotals(organizationId) {
-      return debitedTotalsFrom(await sql(debitedTotalsOf('organization_id = $1'), [organizationId]), organizationId);
+      return debitedTotalsFrom(await sql(DEBITED_TOTALS, [organizationId]), organizationId);
     },
     async countTransfers(organizationId) {
       const row =
@@ -416,7 +423,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
 
     // traffic journal
     async appendJournal(organizationId, e) {
-      await sql(`INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, journalValues(organizationId, e));
+      await sql(APPEND_JOURNAL, journalValues(organizationId, e));
     },
     async trimJournal(organizationId, keep) {
       // The newest `keep` rows stay; a concurrent trim deletes each row once (the other skips it), and each

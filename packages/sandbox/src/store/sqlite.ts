@@ -24,6 +24,8 @@ export interface SqliteStoreOptions {
 
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
 
+const FIND_CALLER = findCallerSql('$1', '$2');
+
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
 
@@ -216,7 +218,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
       let row: Row | undefined;
-      return whenUnlocked(() => void (row = prepare(findCallerSql('$1', '$2')).get(hash, operationId) as Row | undefined), busyTimeoutMs).then(() => row && toCaller(row));
+      return whenUnlocked(() => void (row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined), busyTimeoutMs).then(() => row && toCaller(row));
     },
 
     async close() {
