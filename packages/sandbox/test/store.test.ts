@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
+import type { JournalEntry } from '../src/audit/journal.ts';
 import {
   createPostgresStore,
   createSqliteStore,
@@ -462,6 +463,63 @@ describe.each(backends)('store on $name', (backend) => {
       await tx.updateOrganization('org_1', { banking: false });
     });
     expect(await second.findCaller('h1', 'createTransfer')).toMatchObject({ key: { revokedAt: at(1) }, organization: { banking: false } });
+  });
+
+  it('read-only transactions made together (shared statements on PostgreSQL): each reads its own totals, every journal entry is kept', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertOrganization(organization('org_2'));
+      await tx.insertTransfer(transfer('tr_1', '1.25'));
+      await tx.insertTransfer(transfer('tr_2', '2.00', { organizationId: 'org_2', currency: 'USD' }));
+    });
+    const entry = (at: number, extra: Partial<JournalEntry> = {}): JournalEntry => ({
+      at, operationId: 'getBankingBalance', idempotencyKey: null, identity: '', status: 200, code: null, resourceStatus: null, retryAfterSeconds: null, fault: null, answered: true, ...extra,
+    });
+    const orgOf = (n: number) => (n % 2 ? 'org_1' : 'org_2');
+    const reads = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) =>
+        store.transaction(async (tx) => {
+          const totals = await tx.debitedTotals(orgOf(n));
+          await tx.appendJournal(orgOf(n), entry(n, n === 5 ? { status: null, answered: false, body: { amount: 'x' } } : {}));
+          return totals;
+        }, { readOnly: true }),
+      ),
+    );
+    expect(reads).toEqual([1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? { BRL: '1.25' } : { USD: '2.00' })));
+    const journal = async (org: string) => (await store.transaction((tx) => tx.readJournal(org, 10))).entries;
+    expect(await journal('org_1')).toEqual([entry(1), entry(3), entry(5, { status: null, answered: false, body: { amount: 'x' } })]);
+    expect(await journal('org_2')).toEqual([entry(2), entry(4), entry(6)]);
+  });
+
+  it('callers: lookups made together (one statement on PostgreSQL) each get their own answer', async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertOrganization(organization('org_2', { banking: false }));
+      await tx.insertApiKey({ id: 'key_1', organizationId: 'org_1', hash: 'h1', prefix: 'svc_live_ab', createdAt: T0, revokedAt: null });
+      await tx.insertApiKey({ id: 'key_2', organizationId: 'org_2', hash: 'h2', prefix: 'svc_live_cd', createdAt: T0, revokedAt: at(1) });
+      await tx.insertFault(fault('f_1', { organizationId: 'org_1', operationId: 'createRecipient' }));
+    });
+    const asked = [['h1', 'createTransfer'], ['h2', 'createTransfer'], ['h9', 'createTransfer'], ['h1', 'createRecipient'], ['h1', 'createTransfer']] as const;
+    const callers = await Promise.all(asked.map(([hash, op]) => store.findCaller(hash, op)));
+    expect(callers.map((c) => c && [c.key.id, c.organization.id, c.organization.banking, c.key.revokedAt, c.faultPending])).toEqual([
+      ['key_1', 'org_1', true, null, false],
+      ['key_2', 'org_2', false, at(1), false],
+      undefined,
+      ['key_1', 'org_1', true, null, true],
+      ['key_1', 'org_1', true, null, false],
+    ]);
+  });
+
+  it('rate limits: hits made together on several buckets and windows each get their count', async () => {
+    const w = 1_790_000_000_000;
+    await store.hitRateLimit('a', w);
+    const hits = [['a', w], ['b', w], ['a', w], ['a', w + 1000], ['b', w], ['a', w]] as const;
+    expect(await Promise.all(hits.map(([bucket, start]) => store.hitRateLimit(bucket, start)))).toEqual([2, 1, 3, 1, 2, 4]);
+    // A window two days newer and the old one hit together: the old one is neither dropped nor counted twice.
+    const [old, later] = await Promise.all([store.hitRateLimit('a', w), store.hitRateLimit('a', w + 2 * 86_400_000)]);
+    expect([old, later]).toEqual([5, 1]);
+    expect(await store.hitRateLimit('a', w + 2 * 86_400_000)).toBe(2);
+    expect(await store.hitRateLimit('a', w)).toBe(1); // dropped by the newer window's hit alone
   });
 
   it('rate limits: counts per bucket and window', async () => {

@@ -22,17 +22,12 @@ export type Row = Record<string, unknown>;
 
 /** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
-export type SqlValue = string | number | bigint | null;
+/** A parameter; arrays are PostgreSQL's (the batched statements of postgres.ts). */
+export type SqlValue = string | number | bigint | null | readonly (string | number | null)[];
 
 export interface Dialect {
   /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
   forUpdate: string;
-  /**
-   * Rows per organization and currency that a balance is split into: a transfer adds to one picked at
-   * random, so concurrent transfers of one organization rarely wait for each other's row (PostgreSQL). One
-   * for SQLite, which has a single writer anyway.
-   */
-  balanceSlots: number;
   /** The name of the unique constraint a failed statement broke, if that is why it failed. */
   violatedConstraint(err: unknown): string | undefined;
 }
@@ -166,8 +161,34 @@ function setClause(patch: object, fields: Patchable, first: number): { sql: stri
   return { sql: parts.join(', '), values };
 }
 
+/** The journal's columns, and what an entry puts in them (also postgres.ts's insert of several entries). */
+export const JOURNAL_COLUMNS = 'organization_id, at_ms, operation_id, idem_key, identity, body, status, code, resource_status, retry_after_seconds, fault, answered';
+export const journalValues = (organizationId: string, e: JournalEntry): SqlValue[] =>
+  [organizationId, e.at, e.operationId, e.idempotencyKey, e.identity, json(e.body), e.status, e.code, e.resourceStatus, e.retryAfterSeconds, e.fault, bool(e.answered)];
+
+/** The running totals of the organizations `where` picks, per currency; SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text. */
+export const debitedTotalsOf = (where: string) =>
+  `SELECT organization_id, currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE ${where} GROUP BY organization_id, currency ORDER BY currency`;
+
+/** One organization's totals from debitedTotalsOf's rows, as decimal strings (a currency that adds up to zero left out). */
+export function debitedTotalsFrom(rows: readonly Row[], organizationId: string): Record<string, string> {
+  const totals: Record<string, string> = {};
+  for (const row of rows) {
+    const cents = BigInt(String(row.cents));
+    if (row.organization_id === organizationId && cents !== 0n) totals[String(row.currency)] = fromCents(cents);
+  }
+  return totals;
+}
+
+// Statements every request runs, made once: a statement's text is the key of the engines' caches of
+// prepared statements, and a text built anew for each call is hashed anew for each lookup.
+const DEBITED_TOTALS = debitedTotalsOf('organization_id = $1');
+const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+const READ_IDEMPOTENCY = 'SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3';
+
 /** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
 const TRANSFER = 'organization_id, id, recipient_id, amount, currency, status, idempotency_key, created_at';
+const GET_TRANSFER = `SELECT ${TRANSFER} FROM transfers WHERE organization_id = $1 AND id = $2`;
 
 const debits = (status: string): boolean => DEBITING_STATUSES.includes(status);
 
@@ -182,7 +203,13 @@ export function refuseNested(): void {
   if (runningTransaction.getStore()?.open) throw new Error('store.transaction() was called inside another transaction of the same store: use the outer `tx`');
 }
 
-export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
+/**
+ * The operations on one transaction's statements. `balanceSlot`: which of the rows a balance is split into
+ * (per organization and currency) this transaction adds its transfers to; PostgreSQL gives each pooled
+ * connection its own, so concurrent transfers of one organization never wait for each other's row lock
+ * until COMMIT; SQLite has a single writer and one row.
+ */
+export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Transaction {
   const one = async (statement: string, values?: readonly SqlValue[]) => (await sql(statement, values))[0];
   /** A write that a unique index may refuse: the refusal becomes a ConstraintViolation naming the index. */
   const guarded = async (statement: string, values: readonly SqlValue[]) => {
@@ -198,11 +225,11 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
     sql(
       `INSERT INTO balances (organization_id, currency, slot, debited_cents) VALUES ($1, $2, $3, $4)
        ON CONFLICT (organization_id, currency, slot) DO UPDATE SET debited_cents = balances.debited_cents + excluded.debited_cents`,
-      [organizationId, currency, Math.floor(Math.random() * dialect.balanceSlots), cents.toString()],
+      [organizationId, currency, balanceSlot, cents.toString()],
     );
 
   const readIdempotency = async (organizationId: string, operationId: string, key: string, lock: string) => {
-    const row = await one(`SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3${lock}`, [organizationId, operationId, key]);
+    const row = await one(lock ? READ_IDEMPOTENCY + lock : READ_IDEMPOTENCY, [organizationId, operationId, key]);
     return row && toIdempotency(row);
   };
 
@@ -287,7 +314,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
       if (debits(t.status)) await addToBalance(t.organizationId, t.currency, cents);
     },
     async getTransfer(organizationId, id) {
-      const row = await one(`SELECT ${TRANSFER} FROM transfers WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+      const row = await one(GET_TRANSFER, [organizationId, id]);
       return row && toTransfer(row);
     },
     async updateTransferStatus(organizationId, id, status) {
@@ -299,14 +326,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
       return toTransfer(row);
     },
     async debitedTotals(organizationId) {
-      // SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text.
-      const rows = await sql(
-        'SELECT currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE organization_id = $1 GROUP BY currency ORDER BY currency',
-        [organizationId],
-      );
-      const totals: Record<string, string> = {};
-      for (const row of rows) if (BigInt(String(row.cents)) !== 0n) totals[String(row.currency)] = fromCents(BigInt(String(row.cents)));
-      return totals;
+      return debitedTotalsFrom(await sql(DEBITED_TOTALS, [organizationId]), organizationId);
     },
     async countTransfers(organizationId) {
       const row =
@@ -403,11 +423,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
 
     // traffic journal
     async appendJournal(organizationId, e) {
-      await sql(
-        `INSERT INTO journal (organization_id, at_ms, operation_id, idem_key, identity, body, status, code, resource_status, retry_after_seconds, fault, answered)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [organizationId, e.at, e.operationId, e.idempotencyKey, e.identity, json(e.body), e.status, e.code, e.resourceStatus, e.retryAfterSeconds, e.fault, bool(e.answered)],
-      );
+      await sql(APPEND_JOURNAL, journalValues(organizationId, e));
     },
     async trimJournal(organizationId, keep) {
       // The newest `keep` rows stay; a concurrent trim deletes each row once (the other skips it), and each
@@ -434,16 +450,19 @@ export function sqlTransaction(sql: Sql, dialect: Dialect): Transaction {
   return tx;
 }
 
-/** Store.findCaller in one statement. */
-export async function findCaller(sql: Sql, hash: string, operationId: string): Promise<Caller | undefined> {
-  const [row] = await sql(
-    `SELECT k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
-       EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = $2 AND f.remaining > 0
-               AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
-     FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = $1`,
-    [hash, operationId],
-  );
-  if (!row) return undefined;
-  const key = toApiKey({ ...row, id: row.key_id, created_at: row.key_created_at });
-  return { key, organization: toOrganization(row), faultPending: Boolean(row.fault_pending) };
-}
+/**
+ * Store.findCaller's statement: the key whose hash is `hash`, its organization, and whether a fault awaits
+ * `operation`, each an SQL expression: parameters ($1, $2) for one lookup (SQLite), or the columns of
+ * `from`, an unnest of arrays that postgres.ts prepends to look a turn's callers up in one statement.
+ */
+export const findCallerSql = (hash: string, operation: string, from = '') =>
+  `SELECT ${hash} AS asked_hash, ${operation} AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
+     EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = ${operation} AND f.remaining > 0
+             AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
+   FROM ${from}api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = ${hash}`;
+
+export const toCaller = (r: Row): Caller => ({
+  key: { id: String(r.key_id), organizationId: String(r.organization_id), hash: String(r.hash), prefix: String(r.prefix), createdAt: String(r.key_created_at), revokedAt: text(r.revoked_at) },
+  organization: toOrganization(r),
+  faultPending: Boolean(r.fault_pending),
+});

@@ -9,10 +9,10 @@
 //   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
 //   power loss may undo the last commits, never corrupt them).
 // The operations themselves are sql-transaction.ts, shared with PostgreSQL.
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCaller, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import { findCallerSql, refuseNested, runningTransaction, sqlTransaction, toCaller, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
@@ -23,6 +23,8 @@ export interface SqliteStoreOptions {
 }
 
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
+
+const FIND_CALLER = findCallerSql('$1', '$2');
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
@@ -94,7 +96,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let constraintNames = new Map<string, string>();
   const dialect: Dialect = {
     forUpdate: '', // the batch holds the database's write lock
-    balanceSlots: 1,
     violatedConstraint(err) {
       const message = /^UNIQUE constraint failed: (.+)$/.exec(String((err as Error | null)?.message));
       return message ? (constraintNames.get(message[1]!) ?? message[1]) : undefined;
@@ -150,7 +151,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     const state = { open: true };
     const sql: Sql = async (text: string, values: readonly SqlValue[] = []) => {
       if (!state.open) throw new Error('a tx used after its transaction ended');
-      return prepare(text).all(...values) as Row[];
+      return prepare(text).all(...(values as SQLInputValue[])) as Row[];
     };
     exec('SAVEPOINT logical');
     try {
@@ -216,11 +217,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller(async (text, values = []) => {
-        let rows: Row[] = [];
-        await whenUnlocked(() => void (rows = prepare(text).all(...values) as Row[]), busyTimeoutMs);
-        return rows;
-      }, hash, operationId);
+      let row: Row | undefined;
+      return whenUnlocked(() => void (row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined), busyTimeoutMs).then(() => row && toCaller(row));
     },
 
     async close() {

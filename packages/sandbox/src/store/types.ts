@@ -219,7 +219,8 @@ export interface Store {
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws; the promise
    * settles only after the COMMIT (what a caller acknowledges is durable). `fn` acts only through `tx`.
    * `readOnly`: `fn` needs no snapshot across its statements and writes at most single-statement changes
-   * (a GET taking a fault); PostgreSQL then runs each statement on its own, without BEGIN and COMMIT.
+   * (a GET taking a fault, its journal entry); PostgreSQL then runs each statement on its own, without BEGIN
+   * and COMMIT, and the balance reads and journal entries of one event-loop turn in one statement each.
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
   /**
