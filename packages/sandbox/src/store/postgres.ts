@@ -5,24 +5,12 @@
 // then finds its row) and row locks (FOR UPDATE); no row is updated by every request: a balance is split
 // into slots, and rate counters live outside the data transactions. A round trip costs both processes more
 // CPU than a small statement, so what every request does outside a transaction (its caller, its rate-limit
-// hits, and a GET's balance read and journal entry) is sent once per event-loop turn for all its requests.
+// hits, and a GET's balance read and journal entry) is sent once per event-loop turn for all its requests
+// (postgres-per-turn.ts).
 import { Pool, type PoolClient } from 'pg';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import {
-  debitedTotalsFrom,
-  debitedTotalsOf,
-  findCallerSql,
-  JOURNAL_COLUMNS,
-  journalValues,
-  refuseNested,
-  runningTransaction,
-  sqlTransaction,
-  toCaller,
-  type Dialect,
-  type Row,
-  type Sql,
-  type SqlValue,
-} from './sql-transaction.ts';
+import { perTurnStatements } from './postgres-per-turn.ts';
+import { journalValues, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -41,13 +29,6 @@ const DIALECT: Dialect = {
     return e?.code === '23505' ? e.constraint : undefined; // unique_violation
   },
 };
-
-// The statements of several requests at once (see perTurn): their inputs as arrays, one per column.
-const FIND_CALLERS = findCallerSql('q.hash', 'q.operation_id', 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ');
-const DEBITED_TOTALS = debitedTotalsOf('organization_id = ANY($1::text[])');
-/** The journal's column types, in JOURNAL_COLUMNS' order. */
-const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean'];
-const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
 
 /** Rows a balance is split into, per organization and currency (at most this many for a balance read to sum). */
 const BALANCE_SLOTS = 16;
@@ -68,29 +49,6 @@ const RATE_COUNTERS = `
     PRIMARY KEY (bucket, window_start)
   )`;
 
-/**
- * The calls of one event-loop turn, handed to `flush` together once the turn's I/O callbacks have run
- * (setImmediate); each call gets its own answer, in order. The statements outside any transaction that
- * every request makes (its caller, its rate-limit hits; a GET's balance read and journal entry) travel this
- * way: under load a turn holds a few requests (bench: 2.4 on average at 32 connections), and a round trip
- * costs both processes more CPU than such a statement (GET balance: 190 → 100 µs of sandbox CPU).
- */
-function perTurn<In, Out>(flush: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
-  let queue: { input: In; resolve: (out: Out) => void; reject: (err: unknown) => void }[] = [];
-  const send = () => {
-    const batch = queue;
-    queue = [];
-    flush(batch.map((call) => call.input)).then(
-      (outs) => batch.forEach((call, i) => call.resolve(outs[i]!)),
-      (err: unknown) => batch.forEach((call) => call.reject(err)),
-    );
-  };
-  return (input) =>
-    new Promise<Out>((resolve, reject) => {
-      if (queue.push({ input, resolve, reject }) === 1) setImmediate(send);
-    });
-}
-
 /** A name per statement text, so each connection prepares a statement once and then only binds it. */
 const names = new Map<string, string>();
 const nameOf = (text: string) => {
@@ -98,12 +56,6 @@ const nameOf = (text: string) => {
   if (!name) names.set(text, (name = `sandbox_${names.size + 1}`));
   return name;
 };
-
-/** One caller lookup: the hash of the presented API key and the operation asked for. */
-interface CallerRequest {
-  hash: string;
-  operationId: string;
-}
 
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const pool = new Pool({
@@ -151,6 +103,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     }
   }
 
+  const turn = perTurnStatements((text, values) => run(pool, text, values));
+
   // Each pooled connection adds its transfers to a balance row of its own (see sqlTransaction): with slots
   // picked at random, 16 concurrent transfers of one organization met a taken row most of the time and
   // waited for its COMMIT (bench: the upsert averaged 0.7 ms, nearly all of it waiting). Another instance
@@ -163,53 +117,6 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     return slot;
   };
 
-  const findCaller = perTurn(async (asked: CallerRequest[]) => {
-    const rows = await run(pool, FIND_CALLERS, [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
-    const found = new Map(rows.map((row) => [`${String(row.asked_hash)} ${String(row.asked_operation)}`, toCaller(row)]));
-    return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
-  });
-
-  /**
-   * One statement for a turn's hits: each (bucket, window) gets all its hits at once, and each hit the count
-   * it made (the counts in between, in order); a bucket's windows a day older than its oldest one here go.
-   */
-  const hitRateLimits = perTurn(async (hits: { bucket: string; windowStart: number }[]) => {
-    const windows = new Map<string, { bucket: string; windowStart: number; hits: number; seen: number; count: number }>();
-    for (const { bucket, windowStart } of hits) {
-      const name = `${windowStart} ${bucket}`;
-      const window = windows.get(name) ?? { bucket, windowStart, hits: 0, seen: 0, count: 0 };
-      windows.set(name, window);
-      window.hits++;
-    }
-    // In one order on every instance, so two instances' statements lock the same rows in the same order.
-    const sorted = [...windows.keys()].sort().map((name) => windows.get(name)!);
-    const rows = await run(
-      pool,
-      `WITH hits AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS h(bucket, window_start, hits)),
-         oldest AS (SELECT bucket, MIN(window_start) AS window_start FROM hits GROUP BY bucket),
-         pruned AS (DELETE FROM rate_counters r USING oldest WHERE r.bucket = oldest.bucket AND r.window_start < oldest.window_start - 86400000)
-       INSERT INTO rate_counters (bucket, window_start, count) SELECT bucket, window_start, hits FROM hits
-       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + excluded.count
-       RETURNING bucket, window_start, count`,
-      [sorted.map((w) => w.bucket), sorted.map((w) => w.windowStart), sorted.map((w) => w.hits)],
-    );
-    for (const row of rows) windows.get(`${Number(row.window_start)} ${String(row.bucket)}`)!.count = Number(row.count);
-    return hits.map(({ bucket, windowStart }) => {
-      const window = windows.get(`${windowStart} ${bucket}`)!;
-      return window.count - window.hits + ++window.seen;
-    });
-  });
-
-  // A GET's two statements, shared by the turn's GETs: the balance read, and the journal entry (in order).
-  const debitedTotals = perTurn(async (organizations: string[]) => {
-    const rows = await run(pool, DEBITED_TOTALS, [organizations]);
-    return organizations.map((organizationId) => debitedTotalsFrom(rows, organizationId));
-  });
-  const appendJournal = perTurn(async (entries: SqlValue[][]) => {
-    await run(pool, APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i])) as SqlValue[]);
-    return entries.map(() => undefined);
-  });
-
   /**
    * A read-only transaction (a GET): no BEGIN and COMMIT, each statement on its own through the pool, and its
    * balance read and journal entry in the statements the turn's GETs share.
@@ -219,8 +126,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     const state = { open: true };
     const ended = () => Promise.reject(new Error('a tx used after its transaction ended'));
     const tx = sqlTransaction((text, values) => (state.open ? run(pool, text, values) : ended()), DIALECT);
-    tx.debitedTotals = (organizationId) => (state.open ? debitedTotals(organizationId) : ended());
-    tx.appendJournal = (organizationId, entry) => (state.open ? appendJournal(journalValues(organizationId, entry)) : ended());
+    tx.debitedTotals = (organizationId) => (state.open ? turn.debitedTotals(organizationId) : ended());
+    tx.appendJournal = (organizationId, entry) => (state.open ? turn.appendJournal(journalValues(organizationId, entry)) : ended());
     try {
       return await runningTransaction.run(state, () => fn(tx));
     } finally {
@@ -265,12 +172,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     async hitRateLimit(bucket, windowStart) {
       if (!Number.isSafeInteger(windowStart)) throw new TypeError(`windowStart must be an integer (epoch ms), got ${windowStart}`);
-      return hitRateLimits({ bucket, windowStart });
+      return turn.hitRateLimits({ bucket, windowStart });
     },
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      return findCaller({ hash, operationId });
+      return turn.findCaller({ hash, operationId });
     },
 
     async close() {
