@@ -31,7 +31,7 @@ const DIALECT: Dialect = {
 };
 
 /** Rows a balance is split into, per organization and currency (at most this many for a balance read to sum). */
-const BALANCE_SLOTS = 16;
+export const BALANCE_SLOTS = 16;
 
 /** pg_advisory_xact_lock key (a bigint) serializing migrate() across instances: "sandbox" in ASCII. */
 const MIGRATION_LOCK = 0x73616e64626f78n.toString();
