@@ -22,8 +22,17 @@ import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '32' } } });
-/** The balance upsert's slot parameter ($3: organization, currency, slot, cents). */
-const BALANCE_SLOT_PARAM = 2;
+/**
+ * Which parameter of `text` is the balance slot (an INSERT INTO balances whose VALUES follow its column
+ * list, read from the statement itself), or -1.
+ */
+function balanceSlotParam(text: string): number {
+  const insert = /^\s*INSERT INTO balances \(([^)]*)\) VALUES \(([^)]*)\)/.exec(text);
+  if (!insert) return -1;
+  const column = insert[1]!.split(',').findIndex((name) => name.trim() === 'slot');
+  const value = insert[2]!.split(',')[column]?.trim();
+  return value?.startsWith('$') ? Number(value.slice(1)) - 1 : -1;
+}
 /** Runs of each request recorded: enough to see every value the store picks at random (16 balance slots). */
 const RECORDINGS = 64;
 const progress = (message: string) => process.stderr.write(`[pg-ceiling] ${message}\n`);
@@ -68,7 +77,7 @@ function pgbenchScript(recordings: Sent[][], perTransaction: string[]): string {
     const seen = recordings.map((sent) => sent[statement]!.values[param]);
     const integers = seen.map(Number);
     // The balance slot is the pooled connection's own (postgres.ts): each pgbench client gets its own too.
-    if (/^INSERT INTO balances\b/.test(template[statement]!.text) && param === BALANCE_SLOT_PARAM) return `(:client_id % ${BALANCE_SLOTS})`;
+    if (param === balanceSlotParam(template[statement]!.text)) return `(:client_id % ${BALANCE_SLOTS})`;
     if (new Set(seen.map(String)).size === 1 || !seen.every((v) => typeof v !== 'object' && /^-?\d+$/.test(String(v)))) return literal(seen[0]);
     const name = `v${statement}_${param}`;
     lines.push(`\\set ${name} random(${Math.min(...integers)}, ${Math.max(...integers)})`);
