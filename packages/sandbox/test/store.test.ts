@@ -463,6 +463,44 @@ describe.each(backends)('store on $name', (backend) => {
       await tx.updateOrganization('org_1', { banking: false });
     });
     expect(await second.findCaller('h1', 'createTransfer')).toMatchObject({ key: { revokedAt: at(1) }, organization: { banking: false } });
+    // Looked up while a transaction of the other instance is open (SQLite: under its write lock).
+    await store.transaction((tx) => tx.updateOrganization('org_1', { cards: true }));
+    expect(await second.transaction(() => second.findCaller('h1', 'createTransfer'))).toMatchObject({ organization: { cards: true } });
+  });
+
+  it("callers: this instance's own writes, and its rollbacks, are seen by its next lookup (the embedded store caches callers)", async () => {
+    await store.transaction(async (tx) => {
+      await tx.insertOrganization(organization('org_1'));
+      await tx.insertApiKey({ id: 'key_1', organizationId: 'org_1', hash: 'h1', prefix: 'svc_live_ab', createdAt: T0, revokedAt: null });
+    });
+    const look = async () => {
+      const c = await store.findCaller('h1', 'createTransfer');
+      return c && { revokedAt: c.key.revokedAt, banking: c.organization.banking, clockMs: c.organization.clockMs, faultPending: c.faultPending };
+    };
+    expect(await look()).toEqual({ revokedAt: null, banking: true, clockMs: undefined, faultPending: false });
+    await store.transaction((tx) => tx.updateOrganization('org_1', { banking: false }));
+    expect(await look()).toMatchObject({ banking: false });
+    await store.transaction((tx) => tx.setClock('org_1', 1_000));
+    await store.transaction((tx) => tx.advanceClock('org_1', 500));
+    expect(await look()).toMatchObject({ clockMs: 1_500 });
+    await store.transaction((tx) => tx.insertFault(fault('f_1')));
+    expect(await look()).toMatchObject({ faultPending: true });
+    await store.transaction((tx) => tx.takeFault('org_1', 'createTransfer'));
+    expect(await look()).toMatchObject({ faultPending: false });
+    // A lookup made while a transaction of this instance is open (SQLite: it sees the transaction's writes),
+    // then the transaction rolls back: the next lookup sees the rows as they are again.
+    const seenInside = await store
+      .transaction(async (tx) => {
+        await tx.updateOrganization('org_1', { banking: true });
+        await tx.revokeApiKey('key_1', at(1));
+        const inside = await look();
+        throw Object.assign(new Error('roll back'), { inside });
+      })
+      .catch((err: { inside?: unknown }) => err.inside);
+    expect(seenInside).toBeDefined();
+    expect(await look()).toEqual({ revokedAt: null, banking: false, clockMs: 1_500, faultPending: false });
+    await store.transaction((tx) => tx.revokeApiKey('key_1', at(2)));
+    expect(await look()).toMatchObject({ revokedAt: at(2) });
   });
 
   it('read-only transactions made together (shared statements on PostgreSQL): each reads its own totals, every journal entry is kept', async () => {

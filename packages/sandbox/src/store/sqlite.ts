@@ -10,10 +10,11 @@
 //   power loss may undo the last commits, never corrupt them).
 // The operations themselves are sql-transaction.ts, shared with PostgreSQL.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import { findCallerSql, refuseNested, runningTransaction, sqlTransaction, toCaller, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
-import type { Store, Transaction } from './types.ts';
+import type { Caller, Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -25,6 +26,15 @@ export interface SqliteStoreOptions {
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
 
 const FIND_CALLER = findCallerSql('$1', '$2');
+
+/** The tables a caller is read from (findCallerSql): a write to any of them empties the caller cache. */
+const CALLER_TABLES = ['organizations', 'api_keys', 'faults'];
+const CALLER_ROWS_CHANGED = 'sandbox_caller_rows_changed';
+const CALLER_TRIGGERS = CALLER_TABLES.flatMap((table) =>
+  ['INSERT', 'UPDATE', 'DELETE'].map(
+    (event) => `CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CALLER_ROWS_CHANGED}(); END;`,
+  ),
+).join('\n');
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
@@ -81,6 +91,33 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
   return names;
 }
 
+/**
+ * The caller cache and what keeps it true to the database, which findCaller would otherwise read:
+ * - this connection's writes to the caller tables, committed or not (a lookup sees what the open batch
+ *   wrote), empty it at once: a TEMP trigger on each calls back into this process;
+ * - a rollback empties it (runInBatch, commit), since it may hold rows the rollback took back;
+ * - `PRAGMA data_version` changes when another connection (another process on the file) has committed:
+ *   read before each lookup made outside this connection's write lock, and once at each BEGIN IMMEDIATE
+ *   (while the lock is held, no other connection commits).
+ */
+function watchCallerRows(db: DatabaseSync, prepare: (sql: string) => StatementSync) {
+  const cache = new CallerCache();
+  let seenVersion: unknown;
+  db.function(CALLER_ROWS_CHANGED, () => {
+    cache.clear();
+    return null;
+  });
+  return {
+    cache,
+    noticeOtherWriters(): void {
+      const version = (prepare('PRAGMA data_version').get() as Row).data_version;
+      if (version === seenVersion) return;
+      seenVersion = version;
+      cache.clear();
+    },
+  };
+}
+
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
@@ -102,6 +139,16 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     },
   };
   const rateCounters = new RateCounters();
+  const callers = watchCallerRows(db, prepare);
+  const lookUpCaller = (hash: string, operationId: string): Caller | undefined => {
+    const cached = callers.cache.get(hash, operationId);
+    if (cached) return cached;
+    const row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined;
+    if (!row) return undefined; // not kept: a key that does not exist costs its lookup every time
+    const caller = toCaller(row);
+    callers.cache.set(hash, operationId, caller);
+    return caller;
+  };
 
   let closed = false;
   /** Logical transactions (and commits) run one at a time: each waits for the previous one's turn to end. */
@@ -109,7 +156,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let batch: Batch | undefined;
 
   /** BEGIN IMMEDIATE, retried asynchronously while another connection holds the write lock. */
-  const begin = () => whenUnlocked(() => exec('BEGIN IMMEDIATE'), busyTimeoutMs);
+  const begin = async () => {
+    await whenUnlocked(() => exec('BEGIN IMMEDIATE'), busyTimeoutMs);
+    callers.noticeOtherWriters(); // while this lock is held, no other connection commits
+  };
 
   async function join(): Promise<Batch> {
     if (batch && batch.members < MAX_BATCH) return batch;
@@ -134,6 +184,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       }
     }
     if (failure !== undefined && db.isTransaction) db.exec('ROLLBACK');
+    if (failure !== undefined) callers.cache.clear(); // it may hold rows the rollback took back
     b.settle(failure);
   }
 
@@ -144,8 +195,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     setImmediate(() => void (tail = tail.then(() => commit(b))));
   }
 
-  /** One logical transaction in the current batch, in its own savepoint. Resolves before the COMMIT. */
-  async function runInBatch<T>(fn: (tx: Transaction) => Promise<T>): Promise<{ b: Batch; ok: boolean; value: unknown }> {
+  /**
+   * One logical transaction in the current batch, in its own savepoint unless `readOnly` (its writes are
+   * single statements, each atomic on its own, as PostgreSQL runs them). Resolves before the COMMIT.
+   */
+  async function runInBatch<T>(fn: (tx: Transaction) => Promise<T>, readOnly: boolean): Promise<{ b: Batch; ok: boolean; value: unknown }> {
     const b = await join();
     b.members++;
     const state = { open: true };
@@ -153,17 +207,18 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (!state.open) throw new Error('a tx used after its transaction ended');
       return prepare(text).all(...(values as SQLInputValue[])) as Row[];
     };
-    exec('SAVEPOINT logical');
+    if (!readOnly) exec('SAVEPOINT logical');
     try {
       const value = await runningTransaction.run(state, () => fn(sqlTransaction(sql, dialect)));
-      exec('RELEASE logical');
+      if (!readOnly) exec('RELEASE logical');
       return { b, ok: true, value };
     } catch (err) {
-      if (db.isTransaction) {
+      callers.cache.clear(); // it may hold rows written by what is rolled back
+      if (!db.isTransaction) {
+        b.lost = err; // SQLite rolled the batch back (e.g. disk full): the others' work is gone too
+      } else if (!readOnly) {
         exec('ROLLBACK TO logical');
         exec('RELEASE logical');
-      } else {
-        b.lost = err; // SQLite rolled the batch back (e.g. disk full): the others' work is gone too
       }
       return { b, ok: false, value: err };
     } finally {
@@ -193,17 +248,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
           if (db.isTransaction) db.exec('ROLLBACK');
           throw err;
         }
-        await whenUnlocked(() => void (constraintNames = uniqueIndexNames(db)), busyTimeoutMs);
+        await whenUnlocked(() => {
+          constraintNames = uniqueIndexNames(db);
+          db.exec(CALLER_TRIGGERS);
+        }, busyTimeoutMs);
+        callers.cache.clear();
       });
       tail = turn.catch(() => undefined);
       return turn;
     },
 
-    // `readOnly` changes nothing here: a read joins the batch like any transaction (and answers after its COMMIT).
-    async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    // A read joins the batch like any transaction (and answers after its COMMIT), without a savepoint.
+    async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       if (closed) throw new Error('the store is closed');
       refuseNested();
-      const turn = tail.then(() => runInBatch(fn));
+      const turn = tail.then(() => runInBatch(fn, options?.readOnly === true));
       tail = turn.catch(() => undefined);
       const { b, ok, value } = await turn;
       await b.committed;
@@ -217,8 +276,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
-      let row: Row | undefined;
-      return whenUnlocked(() => void (row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined), busyTimeoutMs).then(() => row && toCaller(row));
+      // Inside this connection's write transaction no other connection has committed since its BEGIN.
+      if (db.isTransaction) return Promise.resolve(lookUpCaller(hash, operationId));
+      let caller: Caller | undefined;
+      const step = () => {
+        callers.noticeOtherWriters();
+        caller = lookUpCaller(hash, operationId);
+      };
+      return whenUnlocked(step, busyTimeoutMs).then(() => caller);
     },
 
     async close() {
