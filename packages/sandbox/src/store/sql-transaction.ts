@@ -168,7 +168,7 @@ export const journalValues = (organizationId: string, e: JournalEntry): SqlValue
 
 /** The running totals of the organizations `where` picks, per currency; SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text. */
 export const debitedTotalsOf = (where: string) =>
-  `SELECT organization_id, currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE ${where} GROUP BY organization_id, currency ORDER BY currency`;
+  `SELECT organization_id, currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE ${where} GROUP BY organization_id, currency ORDER BY organization_id, currency`;
 
 /** One organization's totals from debitedTotalsOf's rows, as decimal strings (a currency that adds up to zero left out). */
 export function debitedTotalsFrom(rows: readonly Row[], organizationId: string): Record<string, string> {

@@ -29,12 +29,19 @@ const FIND_CALLER = findCallerSql('$1', '$2');
 
 /** The tables a caller is read from (findCallerSql): a write to any of them empties the caller cache. */
 const CALLER_TABLES = ['organizations', 'api_keys', 'faults'];
+/** Columns of those tables no caller reads: the journal trim's count changes often and must not empty the cache. */
+const NOT_READ_BY_CALLERS = new Set(['journal_dropped']);
 const CALLER_ROWS_CHANGED = 'sandbox_caller_rows_changed';
-const CALLER_TRIGGERS = CALLER_TABLES.flatMap((table) =>
-  ['INSERT', 'UPDATE', 'DELETE'].map(
-    (event) => `CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CALLER_ROWS_CHANGED}(); END;`,
-  ),
-).join('\n');
+
+/** The TEMP triggers that call back on a write to a caller table (UPDATE: of a column a caller reads). */
+function callerTriggers(db: DatabaseSync): string {
+  return CALLER_TABLES.flatMap((table) => {
+    const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((c) => String(c.name)).filter((c) => !NOT_READ_BY_CALLERS.has(c));
+    return ['INSERT', 'DELETE', `UPDATE OF ${columns.join(', ')}`].map(
+      (event) => `CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.slice(0, 6).toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CALLER_ROWS_CHANGED}(); END;`,
+    );
+  }).join('\n');
+}
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
@@ -250,7 +257,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         }
         await whenUnlocked(() => {
           constraintNames = uniqueIndexNames(db);
-          db.exec(CALLER_TRIGGERS);
+          db.exec(callerTriggers(db));
         }, busyTimeoutMs);
         callers.cache.clear();
       });
