@@ -620,7 +620,8 @@ try {
   if (args.profile === 'on' || (args.profile === 'auto' && throughputFailed.length)) {
     progress("profiling the sandbox under load (V8's CPU profiler inside the server process, via node:inspector)");
     out(`\nWhere the sandbox's CPU goes (${args.profile === 'on' ? '--profile on' : `a throughput verdict FAILed`}; a fresh server, warmed up, then V8's CPU profiler over ${profileMs} ms of the same load)\n`);
-    const profiles: [ServerId, OpId][] = [['sandbox-sqlite', 'transfer-new'], ['sandbox-sqlite', 'balance']];
+    // The embedded targets' operations (new UUID keys, replays, the balance), and PostgreSQL's POST when it failed.
+    const profiles: [ServerId, OpId][] = [['sandbox-sqlite', 'transfer-uuid'], ['sandbox-sqlite', 'transfer-replay'], ['sandbox-sqlite', 'balance']];
     if (pg && throughputFailed.some((v) => v.name.includes('sandbox-postgres'))) profiles.push(['sandbox-postgres', 'transfer-new']);
     for (const [id, op] of profiles) {
       if (performance.now() > deadline) {
