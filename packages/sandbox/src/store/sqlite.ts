@@ -8,7 +8,8 @@
 // - the batch COMMITs once the turn's transactions are done, and only then does any of them return: what
 //   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
 //   power loss may undo the last commits, never corrupt them).
-// The operations themselves are sql-transaction.ts, shared with PostgreSQL.
+// Callers (a key, its organization, a pending fault) are cached between requests, and the database says
+// when to drop them (watchCallerRows). The operations themselves are sql-transaction.ts, shared with PostgreSQL.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';

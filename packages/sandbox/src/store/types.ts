@@ -220,7 +220,8 @@ export interface Store {
    * settles only after the COMMIT (what a caller acknowledges is durable). `fn` acts only through `tx`.
    * `readOnly`: `fn` needs no snapshot across its statements and writes at most single-statement changes
    * (a GET taking a fault, its journal entry); PostgreSQL then runs each statement on its own, without BEGIN
-   * and COMMIT, and the balance reads and journal entries of one event-loop turn in one statement each.
+   * and COMMIT, and the balance reads and journal entries of one event-loop turn in one statement each;
+   * SQLite runs it in the turn's batch without a SAVEPOINT of its own.
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
   /**
