@@ -24,6 +24,7 @@ const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS ID
 
 const DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
   violatedConstraint(err) {
     const e = err as { code?: string; constraint?: string } | null;
     return e?.code === '23505' ? e.constraint : undefined; // unique_violation

@@ -28,6 +28,8 @@ export type SqlValue = string | number | bigint | null | readonly (string | numb
 export interface Dialect {
   /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
   forUpdate: string;
+  /** Appended to a SELECT that locks the rows it returns except those another transaction holds, which it leaves out without waiting (PostgreSQL); empty on SQLite. */
+  skipLocked: string;
   /** The name of the unique constraint a failed statement broke, if that is why it failed. */
   violatedConstraint(err: unknown): string | undefined;
 }
@@ -426,11 +428,14 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
       await sql(APPEND_JOURNAL, journalValues(organizationId, e));
     },
     async trimJournal(organizationId, keep) {
-      // The newest `keep` rows stay; a concurrent trim deletes each row once (the other skips it), and each
-      // adds only what it deleted.
+      // The newest `keep` rows stay. Rows are locked in seq order and a row another trim holds is left to it
+      // without waiting (two DELETEs of one organization's rows deadlocked on PostgreSQL, each locking them
+      // in its own plan's order): each row is deleted once, and each trim adds only what it deleted.
       const deleted = await sql(
-        `DELETE FROM journal WHERE organization_id = $1 AND seq <= (
-           SELECT seq FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2
+        `DELETE FROM journal WHERE seq IN (
+           SELECT seq FROM journal WHERE organization_id = $1 AND seq <= (
+             SELECT seq FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2
+           ) ORDER BY seq${dialect.skipLocked}
          ) RETURNING 1 AS gone`,
         [organizationId, keep],
       );

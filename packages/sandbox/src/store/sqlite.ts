@@ -141,6 +141,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   let constraintNames = new Map<string, string>();
   const dialect: Dialect = {
     forUpdate: '', // the batch holds the database's write lock
+    skipLocked: '',
     violatedConstraint(err) {
       const message = /^UNIQUE constraint failed: (.+)$/.exec(String((err as Error | null)?.message));
       return message ? (constraintNames.get(message[1]!) ?? message[1]) : undefined;
