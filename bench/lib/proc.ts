@@ -62,6 +62,20 @@ export function cpuMsOf(pid: number): number | undefined {
   return ((utime + stime) * 1000) / clockTicks();
 }
 
+/**
+ * CPU time of `parent`, of its children now, and of the children it has already waited for (cutime and
+ * cstime), in ms. The difference of two readings is what the whole tree used in between, also children
+ * that started or ended meanwhile (PostgreSQL's postmaster reaps its backends and autovacuum workers).
+ */
+export function treeCpuMsOf(parent: number): number | undefined {
+  const fields = statFields(parent);
+  // cutime(16) and cstime(17), numbered as above.
+  const reaped = Number(fields?.[13]) + Number(fields?.[14]);
+  const own = cpuMsOf(parent);
+  if (own === undefined || !Number.isFinite(reaped)) return undefined;
+  return own + (reaped * 1000) / clockTicks() + cpuMsOfAll(childrenOf(parent));
+}
+
 /** Summed CPU time of several processes (those that are gone count 0), in ms. */
 export function cpuMsOfAll(pids: readonly number[]): number {
   let total = 0;

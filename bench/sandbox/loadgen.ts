@@ -8,7 +8,7 @@
 // errors, and by a hard limit on the whole run. It exits when its parent goes away.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { cpuMsOf, machineCpuMs } from '../lib/proc.ts';
+import { cpuMsOf, machineCpuMs, treeCpuMsOf } from '../lib/proc.ts';
 import { answer } from '../lib/service.ts';
 import type { LoadResult, LoadSpec } from './ops.ts';
 import { RawHttpConnection, type Reply } from './raw-http.ts';
@@ -101,16 +101,17 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   let stop = false;
   let sequence = 0;
 
-  // CPU over the window: ours (process.cpuUsage) and the server's (/proc), read when the window opens/closes.
-  // Per process: one that ends within the window (PostgreSQL's autovacuum workers come and go) is left out
-  // of both readings, instead of its whole past CPU time counting against the window.
+  // CPU over the window: ours (process.cpuUsage), the server's and the database's (/proc), read when the
+  // window opens/closes. The server's per process (one that is not there at both readings counts 0); the
+  // database's as its postmaster's whole tree, so backends and autovacuum workers that start or end inside
+  // the window count what they used in it.
   type PerProcess = Map<number, number>;
-  type CpuSample = { ours: NodeJS.CpuUsage; server: PerProcess; db: PerProcess; machine: number; at: number };
+  type CpuSample = { ours: NodeJS.CpuUsage; server: PerProcess; db: number; machine: number; at: number };
   const cpuOf = (pids: readonly number[]): PerProcess => new Map(pids.flatMap((pid) => { const ms = cpuMsOf(pid); return ms === undefined ? [] : [[pid, ms] as const]; }));
   const usedBetween = (start: PerProcess, end: PerProcess) => [...end].reduce((sum, [pid, ms]) => sum + (start.has(pid) ? ms - start.get(pid)! : 0), 0);
   let cpuStart: CpuSample | undefined;
   let cpuEnd: CpuSample | undefined;
-  const sampleCpu = (): CpuSample => ({ ours: process.cpuUsage(), server: cpuOf(spec.serverPids), db: cpuOf(spec.dbPids ?? []), machine: machineCpuMs()?.busy ?? Number.NaN, at: performance.now() });
+  const sampleCpu = (): CpuSample => ({ ours: process.cpuUsage(), server: cpuOf(spec.serverPids), db: spec.dbParent === undefined ? 0 : (treeCpuMsOf(spec.dbParent) ?? Number.NaN), machine: machineCpuMs()?.busy ?? Number.NaN, at: performance.now() });
   const openTimer = setTimeout(() => (cpuStart = sampleCpu()), Math.max(0, windowStart - performance.now()));
   const closeTimer = countMode ? undefined : setTimeout(() => (cpuEnd = sampleCpu()), Math.max(0, windowEnd - performance.now()));
 
@@ -198,7 +199,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     exhausted,
     loadgenCpu: (100 * oursMs) / cpuWall,
     serverCpu: (100 * usedBetween(cpuStart.server, cpuEnd.server)) / cpuWall,
-    dbCpu: (100 * usedBetween(cpuStart.db, cpuEnd.db)) / cpuWall,
+    dbCpu: (100 * (cpuEnd.db - cpuStart.db)) / cpuWall,
     machineCpu: (100 * (cpuEnd.machine - cpuStart.machine)) / cpuWall,
   };
 }

@@ -77,8 +77,8 @@ export interface LoadSpec {
   requestTimeoutMs: number;
   /** Processes whose CPU time is read (from /proc) at the start and end of the window: the server's. */
   serverPids: number[];
-  /** The database server's processes (PostgreSQL: the postmaster and its backends), read the same way. */
-  dbPids?: number[];
+  /** The database server's parent process (PostgreSQL's postmaster): its whole tree's CPU time is read the same way (treeCpuMsOf). */
+  dbParent?: number;
 }
 
 export interface LoadResult {

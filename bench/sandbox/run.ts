@@ -183,7 +183,8 @@ interface Target {
   morePids?: number[];
   /** Where a sandbox keeps its data (the harness seeds large organizations there). */
   store?: { file: string } | { databaseUrl: string };
-  dbPids: () => number[];
+  /** The database's parent process (PostgreSQL's postmaster), whose tree's CPU is read; undefined: none. */
+  dbParent: () => number | undefined;
   memory?: () => Promise<NodeJS.MemoryUsage>;
   /** Starts, or stops and writes to `file`, a CPU profile inside the server process. */
   profile?: (what: 'start' | 'stop', file: string) => Promise<void>;
@@ -205,18 +206,25 @@ function watchExit(exited: Promise<{ code: number | null; signal: NodeJS.Signals
 const tempDir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
 own('temp folder', async () => rmSync(tempDir, { recursive: true, force: true }));
 
-function postgresPids(pg: ThrowawayPostgres): () => number[] {
+/** The postmaster's pid (the parent of every PostgreSQL process), from its pid file. */
+function postmasterOf(pg: ThrowawayPostgres): () => number | undefined {
   return () => {
     try {
       const postmaster = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      return Number.isInteger(postmaster) && postmaster > 0 ? [postmaster, ...childrenOf(postmaster)] : [];
+      return Number.isInteger(postmaster) && postmaster > 0 ? postmaster : undefined;
     } catch {
-      return [];
+      return undefined;
     }
   };
 }
 
-async function startServer(id: ServerId, config: ServerConfig, options: { dbPids?: () => number[] } = {}): Promise<Target> {
+/** A load spec's dbParent, when the target has a database process tree. */
+function dbParentOf(target: Target): { dbParent?: number } {
+  const parent = target.dbParent();
+  return parent === undefined ? {} : { dbParent: parent };
+}
+
+async function startServer(id: ServerId, config: ServerConfig, options: { dbParent?: () => number | undefined } = {}): Promise<Target> {
   const service: Service<ServerReady> = await forkService<ServerReady>(serverScript, {
     args: [JSON.stringify(config)],
     // The sandbox runs with its V8 flags, as npm start runs it; the bare server with Node's defaults.
@@ -228,7 +236,7 @@ async function startServer(id: ServerId, config: ServerConfig, options: { dbPids
     id,
     url,
     pid: service.pid,
-    dbPids: options.dbPids ?? (() => []),
+    dbParent: options.dbParent ?? (() => undefined),
     memory: async () => (await service.request<{ memory: NodeJS.MemoryUsage }>('memory', {}, 10_000)).memory,
     profile: async (what, file) => {
       await service.request(`profile-${what}`, { file, intervalUs: 500 }, 30_000);
@@ -239,7 +247,7 @@ async function startServer(id: ServerId, config: ServerConfig, options: { dbPids
   return target;
 }
 
-async function startSandboxTarget(id: ServerId, store: { file: string } | { databaseUrl: string }, options: { dbPids?: () => number[]; module?: string } = {}): Promise<Target> {
+async function startSandboxTarget(id: ServerId, store: { file: string } | { databaseUrl: string }, options: { dbParent?: () => number | undefined; module?: string } = {}): Promise<Target> {
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const config: ServerConfig = {
     kind: 'sandbox',
@@ -308,7 +316,7 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
     ...(window.maxRequests === undefined ? {} : { maxRequests: window.maxRequests, limitMs: Math.max(10_000, deadline - performance.now()) }),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     serverPids: [target.pid, ...childrenOf(target.pid), ...(target.morePids ?? [])],
-    dbPids: target.dbPids(),
+    ...dbParentOf(target),
   };
   const body = tenant?.transferBody ?? JSON.stringify({ recipientId: FOREIGN_RECIPIENT, amount: '1.00' });
   switch (op) {
@@ -411,8 +419,8 @@ async function topUp(target: Target, total: number, stopBy: number): Promise<{ r
 // ---- profiles -----------------------------------------------------------------------------------------
 
 /** A fresh sandbox, warmed up with `op`, then profiled (V8's sampling profiler, 0.5 ms) over one load window of `op`. */
-async function profileRun(id: ServerId, store: { file: string } | { databaseUrl: string }, op: OpId, dbPids?: () => number[]): Promise<string> {
-  const target = await startSandboxTarget(id, store, dbPids ? { dbPids } : {});
+async function profileRun(id: ServerId, store: { file: string } | { databaseUrl: string }, op: OpId, dbParent?: () => number | undefined): Promise<string> {
+  const target = await startSandboxTarget(id, store, dbParent ? { dbParent } : {});
   await setUpTenants(target);
   await loadRun(target, op, { warmupMs: 0, durationMs: Math.min(2_000, profileMs) });
   const file = join(tempDir, `${id}-${op}.cpuprofile`);
@@ -498,11 +506,11 @@ try {
   targets.push(sqliteTarget);
   let pgTarget: Target | undefined;
   if (pg) {
-    pgTarget = await startSandboxTarget('sandbox-postgres', { databaseUrl: pg.url }, { dbPids: postgresPids(pg) });
+    pgTarget = await startSandboxTarget('sandbox-postgres', { databaseUrl: pg.url }, { dbParent: postmasterOf(pg) });
     targets.push(pgTarget);
     // Two instances on one database of their own: tenants made through the first, load split over both.
     const pgTwo = await pg.createDatabase('sandbox_x2');
-    const first = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo }, { dbPids: postgresPids(pg) });
+    const first = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo }, { dbParent: postmasterOf(pg) });
     const second = await startSandboxTarget('sandbox-postgres-x2', { databaseUrl: pgTwo });
     first.urls = [first.url, second.url];
     first.morePids = [second.pid];
@@ -513,7 +521,7 @@ try {
     candidateTarget = await startSandboxTarget('candidate-sqlite', { file: join(tempDir, 'candidate.db') }, { module: candidate });
     targets.push(candidateTarget);
   }
-  targets.push({ id: 'prism', url: prism!.url, pid: prism!.pid, dbPids: () => [], stop: prism!.stop, gone: watchExit(prism!.exited, prism!.output) });
+  targets.push({ id: 'prism', url: prism!.url, pid: prism!.pid, dbParent: () => undefined, stop: prism!.stop, gone: watchExit(prism!.exited, prism!.output) });
   const bare = await startServer('bare', { kind: 'bare' });
   own('bare server', bare.stop);
   targets.push(bare);
@@ -629,7 +637,7 @@ try {
         continue;
       }
       const store = id === 'sandbox-postgres' ? { databaseUrl: pg!.url } : { file: join(tempDir, `profile-${op}.db`) };
-      out(await profileRun(id, store, op, id === 'sandbox-postgres' ? postgresPids(pg!) : undefined));
+      out(await profileRun(id, store, op, id === 'sandbox-postgres' ? postmasterOf(pg!) : undefined));
     }
   }
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
