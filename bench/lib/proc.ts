@@ -69,11 +69,10 @@ export function cpuMsOf(pid: number): number | undefined {
  */
 export function treeCpuMsOf(parent: number): number | undefined {
   const fields = statFields(parent);
-  // cutime(16) and cstime(17), numbered as above.
-  const reaped = Number(fields?.[13]) + Number(fields?.[14]);
-  const own = cpuMsOf(parent);
-  if (own === undefined || !Number.isFinite(reaped)) return undefined;
-  return own + (reaped * 1000) / clockTicks() + cpuMsOfAll(childrenOf(parent));
+  // utime(14), stime(15), cutime(16), cstime(17), numbered as in cpuMsOf: one read of the parent's stat.
+  const ticks = Number(fields?.[11]) + Number(fields?.[12]) + Number(fields?.[13]) + Number(fields?.[14]);
+  if (!Number.isFinite(ticks)) return undefined;
+  return (ticks * 1000) / clockTicks() + cpuMsOfAll(childrenOf(parent));
 }
 
 /** Summed CPU time of several processes (those that are gone count 0), in ms. */
