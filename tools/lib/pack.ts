@@ -1,11 +1,10 @@
 // Packing a workspace package the way it is released: `pnpm pack` (which applies `files`, always adds
 // package.json/README/LICENSE, and rewrites `workspace:` dependency ranges to real versions) into a
 // directory, then the tarball's file list as `tar` reads it. Used by the release task and the publish tests.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { root } from './paths.ts';
-import { StepError } from './steps.ts';
+import { runTool, StepError } from './steps.ts';
 
 export interface PackedPackage {
   /** Absolute path of the .tgz. */
@@ -16,22 +15,8 @@ export interface PackedPackage {
   size: number;
 }
 
-function run(cmd: string, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let all = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-      all += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      all += chunk;
-    });
-    child.on('error', (err) => reject(new StepError(`${cmd} ${args[0] ?? ''}`, `could not start ${cmd}: ${err.message}`)));
-    child.on('close', (code) => (code === 0 ? resolvePromise(stdout) : reject(new StepError(`${cmd} ${args.join(' ')}`, all))));
-  });
-}
+/** A tool's stdout; its whole output in the StepError when it fails. */
+const run = (cmd: string, args: string[], cwd: string) => runTool(`${cmd} ${args.join(' ')}`, cmd, args, { quiet: true, cwd });
 
 /** Lists a tarball's files (directories left out), without the leading `package/`. */
 export async function tarballFiles(tarball: string): Promise<string[]> {

@@ -7,7 +7,8 @@
 // section "Embedded storage"). `fsync` is off unless asked for (see ThrowawayPostgresOptions).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
+import { acceptsConnections } from './net.ts';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 
@@ -216,19 +217,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: HOST, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -379,7 +367,7 @@ async function waitUntilReady(bins: PostgresBinaries, port: number, log: string)
       const probe = await run(bins.pgIsReady, ['-h', HOST, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-t', '2'], 5_000);
       if (probe.code === 0) return;
       last = probe.output.trim();
-    } else if (await accepts(port)) {
+    } else if (await acceptsConnections(HOST, port)) {
       return;
     }
     await sleep(100);

@@ -8,7 +8,8 @@
 // our multipleOf tolerance (prism-validator-hook.ts, loaded with --import), so it accepts every valid amount.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
+import { acceptsConnections } from './net.ts';
 import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -186,23 +187,10 @@ async function waitUntilReady(url: string, output: () => string, exited: Promise
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (exit) throw new PrismStartError(`Prism exited (${describeExit(exit)}) before it was ready`, output());
-    if (/Prism is listening on/.test(output()) && (await accepts(hostname, Number(port)))) return;
+    if (/Prism is listening on/.test(output()) && (await acceptsConnections(hostname, Number(port)))) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new PrismStartError(`Prism did not answer on ${url} within ${timeoutMs} ms`, output());
-}
-
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2_000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {

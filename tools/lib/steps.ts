@@ -23,13 +23,13 @@ export function log(message: string): void {
   if (!silent) process.stderr.write(`${message}\n`);
 }
 
-/** Runs `cmd args`, capturing output; resolves with stdout, or throws StepError with everything it printed. */
-export function runTool(step: string, cmd: string, args: string[], opts: { quiet?: boolean } = {}): Promise<string> {
+/** Runs `cmd args` (in the repository's root unless `cwd`), capturing output; resolves with stdout, or throws StepError with everything it printed. */
+export function runTool(step: string, cmd: string, args: string[], opts: { quiet?: boolean; cwd?: string } = {}): Promise<string> {
   const started = performance.now();
   if (!opts.quiet) log(`▶ ${step}`);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, args, {
-      cwd: root,
+      cwd: opts.cwd ?? root,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -264,10 +264,6 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
         k.id, k.organizationId, k.hash, k.prefix, k.createdAt, k.revokedAt,
       ]);
     },
-    async findApiKeyByHash(hash) {
-      const row = await one('SELECT * FROM api_keys WHERE hash = $1', [hash]);
-      return row && toApiKey(row);
-    },
     async getApiKey(id) {
       const row = await one('SELECT * FROM api_keys WHERE id = $1', [id]);
       return row && toApiKey(row);

@@ -136,7 +136,6 @@ export interface Transaction {
 
   // API keys
   insertApiKey(key: ApiKeyRecord): Promise<void>;
-  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
 
