@@ -1,16 +1,21 @@
 // `payments-contract-kit client` as a command: it starts its own sandbox, runs a client program per
 // scenario with the scenario in its environment (test clock), audits, prints the summary, writes JSON and
-// JUnit, and exits 0 for a careful client, 1 for a careless one; usage errors exit 2.
-import { spawn } from 'node:child_process';
+// JUnit, and exits 0 for a careful client, 1 for a careless one; usage errors exit 2. A client in another
+// language (examples/python-client/pay.py) is tested the same way.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { deriveIdempotencyKey } from '@payments/client';
+import { retryOn, unavailableMinDelayMs } from '../../client/src/generated/spec-rules.ts';
 import { parseClientCli } from '../src/client-mode/cli.ts';
+import { SCENARIOS as ALL_SCENARIOS } from '../src/client-mode/scenarios.ts';
 
 const kit = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const client = fileURLToPath(new URL('./fixtures/scenario-client.ts', import.meta.url));
+const pythonClient = fileURLToPath(new URL('../../../examples/python-client/pay.py', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'client-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -62,4 +67,26 @@ describe('payments-contract-kit client', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/unknown scenario/);
   }, 60_000);
+});
+
+describe('a client in another language: examples/python-client/pay.py (Python, standard library only)', () => {
+  const python = (...args: string[]) => execFileSync('python3', [pythonClient, ...args], { encoding: 'utf8', timeout: 30_000 }).trim();
+
+  it('passes every scenario with zero findings (exit 0)', async () => {
+    const json = join(dir, 'python.json');
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--json', json, '--', 'python3', pythonClient]);
+    expect(code, stdout + stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.totals).toEqual({ scenarios: ALL_SCENARIOS.length, passed: ALL_SCENARIOS.length, failed: 0, findings: 0 });
+  }, 120_000);
+
+  it('retries by the spec rules: its table equals the one @payments/client generates from the document', () => {
+    expect(JSON.parse(python('--rules'))).toEqual({ retryOn, unavailableMinDelayMs });
+  });
+
+  it('derives the same Idempotency-Key as deriveIdempotencyKey() for one payment', async () => {
+    for (const [operation, stableId] of [['createTransfer', 'invoice-42'], ['criarTransferência', 'fatura:7']] as const) {
+      expect(python('--derive', operation, stableId)).toBe(await deriveIdempotencyKey(operation, stableId));
+    }
+  });
 });
