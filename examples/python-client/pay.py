@@ -86,22 +86,30 @@ def send(base_url, api_key, operation, body, key):
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             return response.status, None, None, json.loads(response.read())
     except urllib.error.HTTPError as err:
-        text = err.read()
-        try:
-            answer = json.loads(text)
-        except ValueError:
-            answer = None  # the edge's HTML page: no code
-        code = answer.get("code") if isinstance(answer, dict) else None
-        retry_after = err.headers.get("retry-after")
-        retry_after_ms = int(retry_after) * 1000 if retry_after and retry_after.strip().isdigit() else None
-        return err.code, code, retry_after_ms, answer
+        return error_answer(err)
     except (OSError, http.client.HTTPException, ValueError) as err:  # refused, reset, dropped, timed out, cut off
         return None, None, None, err
 
 
+def error_answer(err):
+    """A non-2xx answer: its status, the error body's code (None without one: the edge's HTML page), Retry-After."""
+    try:
+        text = err.read()
+    except (OSError, http.client.HTTPException) as cut:  # the body was cut off: no answer after all
+        return None, None, None, cut
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        answer = None
+    code = answer.get("code") if isinstance(answer, dict) else None
+    retry_after = (err.headers.get("retry-after") or "").strip()
+    retry_after_ms = int(retry_after) * 1000 if retry_after.isdigit() else None
+    return err.code, code, retry_after_ms, answer
+
+
 def mode_of(operation, status, code):
     """The retry mode of an answer: its code's entry, else its status's (None: not retried)."""
-    rules = dict(RETRY_ON["*"], **RETRY_ON.get(operation, {}), **OWN_RETRY_ON.get(operation, {}))
+    rules = {**RETRY_ON["*"], **RETRY_ON.get(operation, {}), **OWN_RETRY_ON.get(operation, {})}
     return rules[code] if code in rules else rules.get(str(status))
 
 
