@@ -48,7 +48,6 @@ export interface RecipientRecord {
   /** Created through the API (external) or in the dashboard (admin: wallet recipients). */
   source: 'api' | 'dashboard';
   idempotencyKey: string | null;
-  /** The stored response body for the API (what a replay returns). */
   createdAt: string;
 }
 
