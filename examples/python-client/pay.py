@@ -14,8 +14,8 @@ PAYMENTS_RECIPIENT_ID, PAYMENTS_SCENARIO) and follows the provider's rules (sect
 
 With `--test-clock` the kit also sets PAYMENTS_ORGANIZATION_ID, SANDBOX_URL and SANDBOX_ADMIN_TOKEN: a wait
 then advances the sandbox's clock for the organization instead of sleeping, so 60-second rules take
-milliseconds. `python3 pay.py --rules` prints the retry rules below as JSON (a test compares them with the
-spec's, so they cannot drift from it).
+milliseconds. `python3 pay.py --rules` prints what it takes from the spec (paths, retry rules, the codes it
+names) as JSON: a test compares them with the spec's, so they cannot drift from it.
 
 Exit 0: paid. 1: not paid (the reason on stdout). 2: usage.
 """
@@ -45,6 +45,8 @@ OWN_RETRY_ON = {"issueCard": {"provider_rate_limited": "retryAfter"}}
 KEY_NAMESPACE = uuid.UUID("3a8f7c52-9d1e-4b6a-8f2c-5e7d9a1b3c40")
 
 PATHS = {"createTransfer": "/v1/banking/transfers", "issueCard": "/v1/cards", "createCheckoutSession": "/v1/checkout/sessions"}
+# The 409 of a transfer attempt still being confirmed (section 3): ask again later with the SAME key.
+PENDING_REVIEW = {"status": 409, "code": "banking_transfer_attempt_pending_review"}
 # Our own waits, as @payments/client's defaults: transfers wait out provider outages longer.
 MAX_ATTEMPTS = {"createTransfer": 10}  # else 5
 DEADLINE_MS = {"createTransfer": 30 * 60000}  # else 2 minutes
@@ -142,7 +144,7 @@ def pay(env, clock):
         status, code, retry_after_ms, answer = send(env["PAYMENTS_BASE_URL"], env["PAYMENTS_API_KEY"], operation, body, key)
         if status is not None and status < 300:
             return 0, f"{scenario}: paid ({answer.get('id')})"
-        if code == "banking_transfer_attempt_pending_review":
+        if status == PENDING_REVIEW["status"] and code == PENDING_REVIEW["code"]:
             return 1, f"{scenario}: pending review; ask again later with the same key {key}, never a new one"
         mode = "backoff" if status is None else mode_of(operation, status, code)  # no answer: outcome unknown
         if mode is None and status >= 500:
@@ -159,7 +161,7 @@ def pay(env, clock):
 
 def main(argv, env):
     if argv[1:] == ["--rules"]:
-        print(json.dumps({"retryOn": RETRY_ON, "unavailableMinDelayMs": UNAVAILABLE_MIN_DELAY_MS}))
+        print(json.dumps({"paths": PATHS, "retryOn": RETRY_ON, "unavailableMinDelayMs": UNAVAILABLE_MIN_DELAY_MS, "ownRetryOn": OWN_RETRY_ON, "pendingReview": PENDING_REVIEW}))
         return 0
     if len(argv) == 4 and argv[1] == "--derive":
         print(derive_key(argv[2], argv[3]))

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deriveIdempotencyKey } from '@payments/client';
-import { retryOn, unavailableMinDelayMs } from '../../client/src/generated/spec-rules.ts';
+import { errorCodes } from '@payments/types';
+import { operationIds, retryOn, unavailableMinDelayMs } from '../../client/src/generated/spec-rules.ts';
 import { parseClientCli } from '../src/client-mode/cli.ts';
 import { SCENARIOS as ALL_SCENARIOS } from '../src/client-mode/scenarios.ts';
 
@@ -80,8 +81,16 @@ describe('a client in another language: examples/python-client/pay.py (Python, s
     expect(report.totals).toEqual({ scenarios: ALL_SCENARIOS.length, passed: ALL_SCENARIOS.length, failed: 0, findings: 0 });
   }, 120_000);
 
-  it('retries by the spec rules: its table equals the one @payments/client generates from the document', () => {
-    expect(JSON.parse(python('--rules'))).toEqual({ retryOn, unavailableMinDelayMs });
+  it('takes from the spec what the spec says: paths, retry rules and the codes it names, compared with the generated ones', () => {
+    const rules = JSON.parse(python('--rules'));
+    expect({ retryOn: rules.retryOn, unavailableMinDelayMs: rules.unavailableMinDelayMs }).toEqual({ retryOn, unavailableMinDelayMs });
+    const postPaths = Object.fromEntries(Object.entries(operationIds).flatMap(([route, id]) => (route.startsWith('POST ') ? [[id, route.slice(5)]] : [])));
+    for (const [operation, path] of Object.entries(rules.paths as Record<string, string>)) expect(path, operation).toBe(postPaths[operation]);
+    const codesOf = (operation: string) => Object.values((errorCodes as Record<string, Record<string, readonly string[]>>)[operation]!).flat();
+    expect((errorCodes.createTransfer as Record<string, readonly string[]>)[String(rules.pendingReview.status)]).toContain(rules.pendingReview.code);
+    for (const [operation, entries] of Object.entries(rules.ownRetryOn as Record<string, Record<string, unknown>>)) {
+      for (const code of Object.keys(entries)) expect(codesOf(operation), operation).toContain(code);
+    }
   });
 
   it('derives the same Idempotency-Key as deriveIdempotencyKey() for one payment', async () => {
