@@ -8,9 +8,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { acceptsConnections } from './net.ts';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { acceptsConnections } from './net.ts';
 
 const HOST = '127.0.0.1';
 const APT_GET = '/usr/bin/apt-get';

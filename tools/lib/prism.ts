@@ -9,11 +9,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { acceptsConnections } from './net.ts';
 import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { deref, isObject, MULTIPLE_OF_PRECISION, operations, type OpenApiDocument } from '@payments/spec';
+import { acceptsConnections } from './net.ts';
 import { root } from './paths.ts';
 import { prismDocumentPath } from './prism-document.ts';
 
