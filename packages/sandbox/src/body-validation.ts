@@ -1,0 +1,162 @@
+// Request bodies checked as the spec says: Ajv validators made exact on decimal fields, and the error code a
+// refused body gets (the `x-error-code` of the field, of a oneOf's discriminating property, or of a `not`
+// rule; invalid_request otherwise). Nothing here names a field or a code: both come from the schemas.
+import { deref, isObject, type createValidator, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { InvalidAmount, normalizeAmount } from './money.ts';
+
+export const INVALID_REQUEST = 'invalid_request';
+
+type Validator = ReturnType<typeof createValidator>;
+
+export interface BodyValidation {
+  /** The operation's body validator, exact on its decimal fields. */
+  validatorFor(operationId: string, bodySchema: JsonObject): ValidateFunction;
+  /** The spec's code for a body that failed validation. */
+  errorCode(bodySchema: JsonObject | undefined, data: unknown, errors: ErrorObject[]): string;
+}
+
+export function bodyValidation(doc: OpenApiDocument, validator: Validator): BodyValidation {
+  const branchValidators = new WeakMap<JsonObject, ValidateFunction>();
+  const branchValidator = (schema: JsonObject): ValidateFunction => {
+    let fn = branchValidators.get(schema);
+    if (!fn) branchValidators.set(schema, (fn = validator.compile(schema)));
+    return fn;
+  };
+  return {
+    validatorFor: (operationId, bodySchema) => exactDecimals(doc, validator, operationId, bodySchema, validator.compile(bodySchema)),
+    errorCode: (bodySchema, data, errors) => bodyErrorCode(doc, branchValidator, bodySchema, data, errors),
+  };
+}
+
+/** Follows $ref and single-entry allOf wrappers, collecting the first x-error-code met on the way. */
+function unwrap(doc: OpenApiDocument, schema: Json): { schema: JsonObject | undefined; code: string | undefined } {
+  let code: string | undefined;
+  let current = deref(doc, schema);
+  for (let i = 0; i < 10 && isObject(current); i++) {
+    if (!code && typeof current['x-error-code'] === 'string') code = current['x-error-code'];
+    if (Array.isArray(current.allOf) && current.allOf.length === 1) current = deref(doc, current.allOf[0]!);
+    else break;
+  }
+  return { schema: isObject(current) ? current : undefined, code };
+}
+
+/** The multipleOf of a number schema, or of the number branch of a oneOf/anyOf: a decimal field's step. */
+function decimalStep(doc: OpenApiDocument, schema: JsonObject): number | undefined {
+  const candidates = [schema, ...[...((schema.oneOf ?? []) as Json[]), ...((schema.anyOf ?? []) as Json[])].map((b) => unwrap(doc, b).schema)];
+  for (const candidate of candidates) {
+    if (candidate?.type === 'number' && typeof candidate.multipleOf === 'number') return candidate.multipleOf;
+  }
+  return undefined;
+}
+
+/** Top-level properties of a body schema, those of a oneOf's object branches included. */
+function bodyProperties(doc: OpenApiDocument, schema: Json): [string, Json][] {
+  const top = unwrap(doc, schema).schema;
+  if (!top) return [];
+  const objects = [top, ...((Array.isArray(top.oneOf) ? top.oneOf : []) as Json[]).map((b) => unwrap(doc, b).schema)];
+  return objects.flatMap((o) => (o && isObject(o.properties) ? Object.entries(o.properties) : []));
+}
+
+/** For a oneOf of objects told apart by a required const property: that property's name. */
+function discriminator(doc: OpenApiDocument, branches: JsonObject[]): string | undefined {
+  const first = branches[0];
+  for (const prop of (first?.required ?? []) as string[]) {
+    if (branches.every((b) => isObject(b.properties) && isObject(deref(doc, b.properties[prop] ?? null)) && 'const' in (deref(doc, b.properties[prop] ?? null) as JsonObject))) {
+      return prop;
+    }
+  }
+  return undefined;
+}
+
+/** The code of a refused body: its oneOf branch's, its `not` rule's, or the first refused field's. */
+function bodyErrorCode(
+  doc: OpenApiDocument,
+  branchValidator: (schema: JsonObject) => ValidateFunction,
+  bodySchema: JsonObject | undefined,
+  data: unknown,
+  errors: ErrorObject[],
+): string {
+  let schema = unwrap(doc, bodySchema ?? null).schema;
+  // A oneOf told apart by a const property: a value no branch has gets that property's code; otherwise
+  // the errors that matter are those of the branch the value selects.
+  if (schema && Array.isArray(schema.oneOf) && isObject(data)) {
+    const branches = schema.oneOf.map((b) => unwrap(doc, b).schema).filter((b): b is JsonObject => Boolean(b));
+    const prop = discriminator(doc, branches);
+    if (prop) {
+      const branch = branches.find((b) => (deref(doc, (b.properties as JsonObject)[prop]!) as JsonObject).const === data[prop]);
+      if (!branch) return unwrap(doc, (branches[0]!.properties as JsonObject)[prop]!).code ?? INVALID_REQUEST;
+      schema = branch;
+      const own = branchValidator(branch);
+      own(data);
+      if (own.errors?.length) errors = [...own.errors]; // else: the exact-decimal errors, kept
+    }
+  }
+  for (const error of errors) {
+    if (error.keyword === 'not' && error.instancePath === '' && isObject(schema?.not) && typeof schema.not['x-error-code'] === 'string') {
+      return schema.not['x-error-code'];
+    }
+    const [, field] = error.instancePath.split('/');
+    if (!field || !schema || !isObject(schema.properties)) continue;
+    const prop = schema.properties[field.replace(/~1/g, '/').replace(/~0/g, '~')];
+    if (prop === undefined) continue;
+    const { schema: target, code } = unwrap(doc, prop);
+    const nested = target ? unwrap(doc, target).code : undefined;
+    if (code ?? nested) return (code ?? nested)!;
+  }
+  return INVALID_REQUEST;
+}
+
+/**
+ * The body validator, exact on decimal fields (a number schema with `multipleOf`, e.g. the spec's Amount).
+ * Ajv checks `multipleOf` with a tolerance on binary doubles (multipleOfPrecision), so 0.1 + 0.2 passes it;
+ * here a JSON number counts by its shortest round-trip decimal (String(n)), which must be an exact multiple,
+ * and the canonical form the sandbox stores and answers (money.ts) must itself be valid for the field, as
+ * every response is checked against the spec. A refusal is an error at the field's path, so the field's
+ * code applies (bodyErrorCode).
+ */
+function exactDecimals(doc: OpenApiDocument, validator: Validator, operationId: string, bodySchema: JsonObject, compiled: ValidateFunction): ValidateFunction {
+  const fields = bodyProperties(doc, bodySchema).flatMap(([name, schema]) => {
+    const target = unwrap(doc, schema).schema;
+    const step = target ? decimalStep(doc, target) : undefined;
+    if (step === undefined) return [];
+    // money.ts keeps amounts in integer cents: a field of another step would need another unit.
+    if (step !== 0.01) throw new Error(`${operationId}: the sandbox keeps amounts in cents, but ${name} has multipleOf ${step}`);
+    return [{ name, canonicalValid: validator.compile(schema as JsonObject) }];
+  });
+  if (fields.length === 0) return compiled;
+  const validate = ((data: unknown) => {
+    const ok = compiled(data);
+    validate.errors = compiled.errors ?? null;
+    if (!ok || !isObject(data)) return ok;
+    const errors: ErrorObject[] = [];
+    for (const { name, canonicalValid } of fields) {
+      const value = data[name];
+      if (value === undefined) continue;
+      let canonical: string;
+      try {
+        canonical = normalizeAmount(value);
+      } catch (err) {
+        if (!(err instanceof InvalidAmount)) throw err;
+        errors.push(fieldError(name, `must be a decimal with at most two decimal places (${String(value)} is not)`, { multipleOf: 0.01 }));
+        continue;
+      }
+      if (!canonicalValid(canonical)) errors.push(fieldError(name, `is out of range: its canonical form ${canonical} is not a valid amount`, { canonical }));
+    }
+    if (errors.length === 0) return true;
+    validate.errors = errors;
+    return false;
+  }) as ValidateFunction;
+  return Object.assign(validate, { schema: compiled.schema, schemaEnv: compiled.schemaEnv });
+}
+
+/** An Ajv-shaped error at a top-level field (so bodyErrorCode finds the field's code). */
+function fieldError(name: string, message: string, params: Record<string, unknown>): ErrorObject {
+  return {
+    instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+    schemaPath: `#/properties/${name}`,
+    keyword: 'multipleOf',
+    params,
+    message,
+  };
+}
