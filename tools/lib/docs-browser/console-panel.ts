@@ -1,0 +1,143 @@
+// The console's elements and how each part of it is drawn. No state lives here: console.ts holds it (the
+// keys map renderParams fills and updates is console.ts's) and decides what to show.
+import type { ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
+import { IDEMPOTENCY_HEADER, replayOf, type Sent } from './console-request.ts';
+import { h } from './dom.ts';
+
+export interface Panel {
+  launcher: HTMLButtonElement;
+  panel: HTMLElement;
+  title: HTMLHeadingElement;
+  close: HTMLButtonElement;
+  endpoint: HTMLParagraphElement;
+  scenarioBox: HTMLDivElement;
+  notice: HTMLDivElement;
+  form: HTMLFormElement;
+  baseUrl: HTMLInputElement;
+  apiKey: HTMLInputElement;
+  params: HTMLDivElement;
+  exampleSelect: HTMLSelectElement;
+  exampleRow: HTMLDivElement;
+  body: HTMLTextAreaElement;
+  bodyRow: HTMLDivElement;
+  send: HTMLButtonElement;
+  response: HTMLElement;
+  log: HTMLUListElement;
+}
+
+/** The launcher button and the panel (hidden), appended to the page. */
+export function buildPanel(apiKeyHeader: string): Panel {
+  const launcher = h('button', { type: 'button', class: 'try-it-launcher', 'aria-controls': 'try-it', 'aria-expanded': 'false', hidden: '' });
+  const title = h('h2', { id: 'try-it-title' }, 'Try it');
+  const close = h('button', { type: 'button', class: 'ti-close', 'aria-label': 'Close the console' }, '×');
+  const endpoint = h('p', { class: 'ti-endpoint' });
+  const scenarioBox = h('div', { class: 'ti-scenario', hidden: '' });
+  const notice = h('div', { class: 'ti-notice', role: 'note', hidden: '' });
+  const baseUrl = h('input', { id: 'ti-base-url', name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'http://127.0.0.1:8080' });
+  const apiKey = h('input', { id: 'ti-api-key', name: 'apiKey', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'svc_live_…' });
+  const params = h('div', { class: 'ti-params' });
+  const exampleSelect = h('select', { id: 'ti-example' });
+  const exampleRow = h('div', { class: 'ti-field' }, h('label', { for: 'ti-example' }, 'Example (from the spec)'), exampleSelect);
+  const body = h('textarea', { id: 'ti-body', name: 'body', rows: '7', spellcheck: 'false' });
+  const bodyRow = h('div', { class: 'ti-field' }, h('label', { for: 'ti-body' }, 'Body (JSON)'), body);
+  const send = h('button', { type: 'submit', class: 'ti-send' }, 'Send');
+  const form = h(
+    'form',
+    { class: 'ti-form', 'aria-label': 'Request' },
+    h('div', { class: 'ti-field' }, h('label', { for: 'ti-base-url' }, 'Base URL'), baseUrl),
+    h('div', { class: 'ti-field' }, h('label', { for: 'ti-api-key' }, `API key (${apiKeyHeader})`), apiKey, h('small', {}, 'Kept in this tab only (sessionStorage); sent as a header, never in a URL.')),
+    params,
+    exampleRow,
+    bodyRow,
+    h('div', { class: 'ti-actions' }, send),
+  );
+  const response = h('section', { class: 'ti-response', 'aria-live': 'polite', 'aria-label': 'Response' });
+  const log = h('ul', { class: 'ti-history', 'aria-label': 'Requests sent from this page' });
+  const panel = h('aside', { id: 'try-it', 'aria-labelledby': 'try-it-title', hidden: '' }, h('div', { class: 'ti-head' }, title, close), endpoint, scenarioBox, notice, form, response, log);
+  document.body.append(launcher, panel);
+  return { launcher, panel, title, close, endpoint, scenarioBox, notice, form, baseUrl, apiKey, params, exampleSelect, exampleRow, body, bodyRow, send, response, log };
+}
+
+/**
+ * The operation's parameter inputs (optional query parameters left out), prefilled: the Idempotency-Key
+ * with the operation's key in `keys` (made when missing, kept as typed, replaced by "New key"), a path id
+ * with the one the sandbox returned in this tab, anything else with the spec's example.
+ */
+export function renderParams(container: HTMLElement, op: ConsoleOperation, keys: Map<string, string>, ids: Record<string, string>, newKey: () => string): void {
+  container.replaceChildren(
+    ...op.parameters
+      .filter((p) => p.in !== 'query' || p.required)
+      .map((p) => {
+        const id = `ti-param-${p.in}-${p.name}`;
+        const isKey = p.in === 'header' && p.name.toLowerCase() === IDEMPOTENCY_HEADER;
+        let value = p.example ?? '';
+        if (isKey) {
+          if (!keys.has(op.operationId)) keys.set(op.operationId, newKey());
+          value = keys.get(op.operationId)!;
+        } else if (p.in === 'path' && ids[p.name]) value = ids[p.name]!;
+        const input = h('input', { id, 'data-in': p.in, 'data-name': p.name, type: 'text', autocomplete: 'off', spellcheck: 'false', value });
+        if (p.required) input.required = true;
+        const label = h('label', { for: id }, `${p.name} (${p.in})`);
+        if (!isKey) return h('div', { class: 'ti-field' }, label, input);
+        input.addEventListener('input', () => keys.set(op.operationId, input.value));
+        const renew = h('button', { type: 'button', class: 'ti-secondary' }, 'New key');
+        renew.addEventListener('click', () => {
+          keys.set(op.operationId, (input.value = newKey()));
+        });
+        return h('div', { class: 'ti-field' }, label, h('div', { class: 'ti-inline' }, input, renew), h('small', {}, 'Generated for this page; sending again with the same key replays the original result.'));
+      }),
+  );
+}
+
+/** Why this page cannot send (a file, another origin, a host that is not a sandbox), and what to do. */
+export function explainElsewhere(notice: HTMLElement, reason: string): void {
+  notice.hidden = false;
+  notice.replaceChildren(
+    h('p', {}, h('strong', {}, 'Open these docs from the sandbox to send requests. '), reason),
+    h('p', {}, 'Enter the base URL of a running sandbox (npm start prints it), then open its docs at ', h('code', {}, '<base URL>/docs/'), '. The sandbox sends no CORS headers, by design: the API is server-to-server, so a browser page on another origin (or a file) cannot call it, and an API key never has to live in a web page of another site. The console therefore sends only to the origin that served this page.'),
+  );
+}
+
+/** A request not sent, or sent without an answer: the reason, announced. */
+export function showError(response: HTMLElement, message: string): void {
+  response.replaceChildren(h('p', { class: 'ti-error', role: 'alert' }, message));
+}
+
+/** The answer: status and time, its error code linked to the catalog, headers, and the body (pretty when JSON). */
+export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number): void {
+  const headers = [...res.headers.entries()];
+  response.replaceChildren(
+    h('h3', {}, 'Response'),
+    h('p', { class: `ti-status ti-status-${String(res.status)[0]}xx` }, `${res.status} ${res.statusText}`, h('span', { class: 'ti-time' }, ` in ${ms} ms`)),
+    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: '#/errors' }, 'the error catalog'), ' for what it means and what to do.')] : []),
+    h('details', {}, h('summary', {}, `Headers (${headers.length})`), h('dl', { class: 'ti-headers' }, ...headers.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
+    h('pre', { class: 'ti-body', tabindex: '0', 'aria-label': 'Response body' }, h('code', {}, parsed === undefined ? text : JSON.stringify(parsed, null, 2))),
+  );
+}
+
+/** Under the status: this answer replayed an earlier send's. */
+export function markReplay(response: HTMLElement, replay: Sent): void {
+  response.querySelector('.ti-status')?.after(h('p', { class: 'ti-replay' }, `Same id as send ${replay.n} with this Idempotency-Key: the sandbox replayed the original result; nothing was created twice.`));
+}
+
+/** The sends of the current operation, each replay marked. */
+export function renderHistory(log: HTMLElement, sent: Sent[]): void {
+  log.replaceChildren(
+    ...sent.map((s) => {
+      const replay = replayOf(sent, s);
+      return h('li', {}, `Send ${s.n}: ${s.status}${s.id ? ` ${s.id}` : ''}${s.key ? ` (key ${s.key})` : ''}${replay ? `: same id as send ${replay.n}, the original result replayed` : ''}`);
+    }),
+  );
+}
+
+/** A guide's scenario for the current operation: its steps, and the admin command with the base URL filled in. */
+export function renderScenario(box: HTMLElement, active: ConsoleScenario | undefined, baseUrl: string): void {
+  box.hidden = !active;
+  if (!active) return box.replaceChildren();
+  const command = active.command?.replace('{baseUrl}', baseUrl);
+  box.replaceChildren(
+    h('h3', {}, active.title),
+    h('ol', {}, ...active.steps.map((s) => h('li', {}, s))),
+    ...(command ? [h('pre', { class: 'ti-command', tabindex: '0', 'aria-label': 'Admin command to run in a terminal' }, h('code', {}, command))] : []),
+  );
+}

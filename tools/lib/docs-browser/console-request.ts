@@ -1,0 +1,78 @@
+// The request the console sends, built from what the reader typed (no DOM here), and what it learns from
+// the answers: the ids the sandbox returned (to prefill later requests) and which sends were replays.
+import type { ConsoleOperation } from '../docs-console.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** One send of an operation from this page. */
+export interface Sent {
+  n: number;
+  status: number;
+  key: string | undefined;
+  id: string | undefined;
+}
+
+/** A parameter input's value, as the panel holds it. */
+export interface ParameterValue {
+  name: string;
+  in: string;
+  value: string;
+}
+
+export interface ConsoleRequest {
+  url: URL;
+  init: RequestInit;
+  /** The Idempotency-Key sent, if any. */
+  key: string | undefined;
+}
+
+/** Path parameters put in the path, headers and query parameters set when given, the JSON body when the operation takes one. */
+export function buildRequest(op: ConsoleOperation, base: URL, headers: Record<string, string>, values: ParameterValue[], body: string | undefined): ConsoleRequest {
+  let path = op.path;
+  const query = new URLSearchParams();
+  for (const { name, in: where, value } of values) {
+    if (where === 'path') path = path.replace(`{${name}}`, encodeURIComponent(value));
+    else if (where === 'header' && value) headers[name] = value;
+    else if (where === 'query' && value) query.set(name, value);
+  }
+  const init: RequestInit = { method: op.method, headers, cache: 'no-store', credentials: 'omit' };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = body;
+  }
+  const url = new URL(path.replace(/^\//, ''), base.href.endsWith('/') ? base.href : `${base.href}/`);
+  if ([...query].length > 0) url.search = query.toString();
+  const key = Object.entries(headers).find(([name]) => name.toLowerCase() === IDEMPOTENCY_HEADER)?.[1];
+  return { url, init, key };
+}
+
+/** An earlier send with the same Idempotency-Key that got the same id: this one was a replay. */
+export const replayOf = (sent: Sent[], s: Sent): Sent | undefined =>
+  sent.find((o) => o.n < s.n && o.key !== undefined && o.key === s.key && o.id !== undefined && o.id === s.id);
+
+/** `/v1/banking/recipients` creates a `recipientId`; `/v1/cards` a `cardId`. */
+export function idFieldOf(path: string): string {
+  const last = path.split('/').filter(Boolean).pop() ?? 'resource';
+  return `${last.replace(/s$/, '')}Id`;
+}
+
+/** The example with ids the sandbox gave this tab in place of the spec's sample ids. */
+export function withRememberedIds(value: unknown, ids: Record<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withRememberedIds(v, ids));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' && ids[k] ? ids[k] : withRememberedIds(v, ids)]));
+}
+
+/** The body as JSON, when it is JSON. */
+export function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A string field of an answer's JSON body (`code`, `id`). */
+export function fieldOf(parsed: unknown, field: string): string | undefined {
+  return parsed && typeof parsed === 'object' && field in parsed ? String((parsed as Record<string, unknown>)[field]) : undefined;
+}
