@@ -45,152 +45,177 @@ export function mutationKinds(ctx: KitContext, op: OperationModel): MutationKind
   return mutatorsFor(ctx, op).map((m) => m.kind);
 }
 
+/** Every mutator that applies to the operation, in a fixed order: the body's, then the Idempotency-Key's. */
 function mutatorsFor(ctx: KitContext, op: OperationModel): Mutator[] {
-  const list: Mutator[] = [];
-  const invalid = (plan: RequestPlan, kind: MutationKind, description: string, change: Partial<RequestPlan>): RequestPlan => ({
-    ...plan,
-    ...change,
-    kind: 'invalid',
-    mutation: kind,
-    description,
-  });
-  if (op.body) {
-    const bodyPointer = op.body.schemaPointer;
-    const validate = ctx.api.validator.compile({ $ref: bodyPointer });
-    const isInvalid = (value: Json) => validate(value) !== true;
-    const jsonOf = (plan: RequestPlan): Json | undefined => (plan.body && 'json' in plan.body ? plan.body.json : undefined);
+  return [...bodyMutators(ctx, op), ...keyMutators(ctx, op)];
+}
 
-    if (hasRequired(ctx, bodyPointer)) {
-      list.push({
-        kind: 'missing-required',
-        apply(plan, pick) {
-          const body = jsonOf(plan);
-          if (!isObject(body)) return undefined;
-          const shape = objectSchema(ctx, bodyPointer, body);
-          const present = shape.required.filter((name) => name in body);
-          const name = present[pick % Math.max(present.length, 1)];
-          if (name === undefined) return undefined;
-          const copy = { ...body };
-          delete copy[name];
-          if (!isInvalid(copy)) return undefined;
-          const site = shape.sites[name];
-          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
-          return invalid(plan, 'missing-required', `missing required field "${name}"`, {
-            body: { json: copy },
-            expectedCode: looseCodes(op),
-            ...(facts?.nameAssumed ? { assumedReason: facts.nameAssumed } : {}),
-          });
-        },
+/** The plan with `change` applied, marked as an invalid request of this mutation. */
+function invalid(plan: RequestPlan, kind: MutationKind, description: string, change: Partial<RequestPlan>): RequestPlan {
+  return { ...plan, ...change, kind: 'invalid', mutation: kind, description };
+}
+
+/** The JSON body of a plan (undefined when it has none, or a raw one). */
+const jsonOf = (plan: RequestPlan): Json | undefined => (plan.body && 'json' in plan.body ? plan.body.json : undefined);
+
+/** What the body mutators share: the operation, its body schema, and whether a value breaks it (the document's Ajv). */
+interface BodySchema {
+  ctx: KitContext;
+  op: OperationModel;
+  pointer: string;
+  isInvalid: (value: Json) => boolean;
+}
+
+function bodyMutators(ctx: KitContext, op: OperationModel): Mutator[] {
+  if (!op.body) return [];
+  const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
+  const body: BodySchema = { ctx, op, pointer: op.body.schemaPointer, isInvalid: (value) => validate(value) !== true };
+  const exclusive = exclusiveFields(ctx, body.pointer);
+  const sample = exclusive && exampleValues(op, exclusive);
+  return [
+    ...(hasRequired(ctx, body.pointer) ? [missingRequired(body)] : []),
+    wrongType(body),
+    ...(hasBounds(ctx, body.pointer) ? [outOfRange(body)] : []),
+    ...(exclusive && sample ? [exclusiveFieldsTogether(body, exclusive, sample)] : []),
+    ...(ctx.caps.answersMalformedJson ? [malformedJson()] : []),
+  ];
+}
+
+/** A required field left out (one the valid plan sent). */
+function missingRequired({ ctx, op, pointer, isInvalid }: BodySchema): Mutator {
+  return {
+    kind: 'missing-required',
+    apply(plan, pick) {
+      const body = jsonOf(plan);
+      if (!isObject(body)) return undefined;
+      const shape = objectSchema(ctx, pointer, body);
+      const present = shape.required.filter((name) => name in body);
+      const name = present[pick % Math.max(present.length, 1)];
+      if (name === undefined) return undefined;
+      const copy = { ...body };
+      delete copy[name];
+      if (!isInvalid(copy)) return undefined;
+      const site = shape.sites[name];
+      const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+      return invalid(plan, 'missing-required', `missing required field "${name}"`, {
+        body: { json: copy },
+        expectedCode: looseCodes(op),
+        ...(facts?.nameAssumed ? { assumedReason: facts.nameAssumed } : {}),
       });
-    }
-    list.push({
-      kind: 'wrong-type',
-      apply(plan, pick) {
-        const body = jsonOf(plan);
-        if (body === undefined) return undefined;
-        const targets = isObject(body) ? [undefined, ...Object.keys(body)] : [undefined];
-        const target = targets[pick % targets.length];
-        const original = target === undefined ? body : (body as JsonObject)[target]!;
-        for (const replacement of [true, 12345, 'text', [], {}, null] as Json[]) {
-          if (jsonType(replacement) === jsonType(original)) continue;
-          const mutated = target === undefined ? replacement : { ...(body as JsonObject), [target]: replacement };
-          if (!isInvalid(mutated)) continue;
-          const where = target === undefined ? 'the body' : `field "${target}"`;
-          const site = target === undefined || !isObject(body) ? undefined : objectSchema(ctx, bodyPointer, body).sites[target];
-          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
-          return invalid(plan, 'wrong-type', `wrong type: ${where} is ${jsonType(replacement)} ${JSON.stringify(replacement)} instead of ${jsonType(original)}`, {
-            body: { json: mutated },
-            expectedCode: facts?.code ?? looseCodes(op),
-          });
-        }
-        return undefined;
-      },
-    });
-    if (hasBounds(ctx, bodyPointer)) {
-      list.push({
-        kind: 'out-of-range',
-        apply(plan, pick) {
-          const body = jsonOf(plan);
-          if (!isObject(body)) return undefined;
-          const { properties, sites } = objectSchema(ctx, bodyPointer, body);
-          const options: { name: string; candidate: Candidate }[] = [];
-          for (const name of Object.keys(body)) {
-            const prop = properties[name];
-            if (!prop) continue;
-            for (const candidate of violations(ctx, prop.value, prop.pointer)) options.push({ name, candidate });
-          }
-          const usable = options.filter(({ name, candidate }) => isInvalid({ ...body, [name]: candidate.value }));
-          const chosen = usable[pick % Math.max(usable.length, 1)];
-          if (!chosen) return undefined;
-          const site = sites[chosen.name];
-          const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
-          return invalid(plan, 'out-of-range', `out of range: field "${chosen.name}" = ${short(chosen.candidate.value)} (${chosen.candidate.why})`, {
-            body: { json: { ...body, [chosen.name]: chosen.candidate.value } },
-            expectedCode: facts?.code ?? VALIDATION_CODE,
-            ...(chosen.candidate.assumedReason ? { assumedReason: chosen.candidate.assumedReason } : {}),
-          });
-        },
-      });
-    }
-    const exclusive = exclusiveFields(ctx, bodyPointer);
-    if (exclusive) {
-      const sample = exampleValues(op, exclusive);
-      if (sample) {
-        list.push({
-          kind: 'exclusive-fields',
-          apply(plan) {
-            const body = jsonOf(plan);
-            if (!isObject(body)) return undefined;
-            const mutated = { ...body, ...sample };
-            if (!isInvalid(mutated)) return undefined;
-            return invalid(plan, 'exclusive-fields', `mutually exclusive fields together: ${exclusive.map((f) => `"${f}"`).join(' and ')}`, {
-              body: { json: mutated },
-              expectedCode: exclusiveCode(ctx, bodyPointer) ?? looseCodes(op),
-            });
-          },
+    },
+  };
+}
+
+/** The body, or one of its fields, replaced by a value of another JSON type. */
+function wrongType({ ctx, op, pointer, isInvalid }: BodySchema): Mutator {
+  return {
+    kind: 'wrong-type',
+    apply(plan, pick) {
+      const body = jsonOf(plan);
+      if (body === undefined) return undefined;
+      const targets = isObject(body) ? [undefined, ...Object.keys(body)] : [undefined];
+      const target = targets[pick % targets.length];
+      const original = target === undefined ? body : (body as JsonObject)[target]!;
+      for (const replacement of [true, 12345, 'text', [], {}, null] as Json[]) {
+        if (jsonType(replacement) === jsonType(original)) continue;
+        const mutated = target === undefined ? replacement : { ...(body as JsonObject), [target]: replacement };
+        if (!isInvalid(mutated)) continue;
+        const where = target === undefined ? 'the body' : `field "${target}"`;
+        const site = target === undefined || !isObject(body) ? undefined : objectSchema(ctx, pointer, body).sites[target];
+        const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+        return invalid(plan, 'wrong-type', `wrong type: ${where} is ${jsonType(replacement)} ${JSON.stringify(replacement)} instead of ${jsonType(original)}`, {
+          body: { json: mutated },
+          expectedCode: facts?.code ?? looseCodes(op),
         });
       }
-    }
-    if (ctx.caps.answersMalformedJson) {
-      list.push({
-        kind: 'malformed-json',
-        apply(plan) {
-          const body = jsonOf(plan);
-          if (body === undefined) return undefined;
-          const text = JSON.stringify(body);
-          const raw = text.length > 1 ? text.slice(0, -1) : '{';
-          return invalid(plan, 'malformed-json', `malformed JSON body ${short(raw)}`, { body: { raw }, expectedCode: VALIDATION_CODE });
-        },
+      return undefined;
+    },
+  };
+}
+
+/** A field set to a value that breaks one of its bounds, patterns or const/enum. */
+function outOfRange({ ctx, pointer, isInvalid }: BodySchema): Mutator {
+  return {
+    kind: 'out-of-range',
+    apply(plan, pick) {
+      const body = jsonOf(plan);
+      if (!isObject(body)) return undefined;
+      const { properties, sites } = objectSchema(ctx, pointer, body);
+      const options: { name: string; candidate: Candidate }[] = [];
+      for (const name of Object.keys(body)) {
+        const prop = properties[name];
+        if (!prop) continue;
+        for (const candidate of violations(ctx, prop.value, prop.pointer)) options.push({ name, candidate });
+      }
+      const usable = options.filter(({ name, candidate }) => isInvalid({ ...body, [name]: candidate.value }));
+      const chosen = usable[pick % Math.max(usable.length, 1)];
+      if (!chosen) return undefined;
+      const site = sites[chosen.name];
+      const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+      return invalid(plan, 'out-of-range', `out of range: field "${chosen.name}" = ${short(chosen.candidate.value)} (${chosen.candidate.why})`, {
+        body: { json: { ...body, [chosen.name]: chosen.candidate.value } },
+        expectedCode: facts?.code ?? VALIDATION_CODE,
+        ...(chosen.candidate.assumedReason ? { assumedReason: chosen.candidate.assumedReason } : {}),
       });
-    }
-  }
+    },
+  };
+}
+
+/** Mutually exclusive fields sent together (values from the operation's examples). */
+function exclusiveFieldsTogether({ ctx, op, pointer, isInvalid }: BodySchema, exclusive: string[], sample: JsonObject): Mutator {
+  return {
+    kind: 'exclusive-fields',
+    apply(plan) {
+      const body = jsonOf(plan);
+      if (!isObject(body)) return undefined;
+      const mutated = { ...body, ...sample };
+      if (!isInvalid(mutated)) return undefined;
+      return invalid(plan, 'exclusive-fields', `mutually exclusive fields together: ${exclusive.map((f) => `"${f}"`).join(' and ')}`, {
+        body: { json: mutated },
+        expectedCode: exclusiveCode(ctx, pointer) ?? looseCodes(op),
+      });
+    },
+  };
+}
+
+/** The body's JSON cut short by its last character. */
+function malformedJson(): Mutator {
+  return {
+    kind: 'malformed-json',
+    apply(plan) {
+      const body = jsonOf(plan);
+      if (body === undefined) return undefined;
+      const text = JSON.stringify(body);
+      const raw = text.length > 1 ? text.slice(0, -1) : '{';
+      return invalid(plan, 'malformed-json', `malformed JSON body ${short(raw)}`, { body: { raw }, expectedCode: VALIDATION_CODE });
+    },
+  };
+}
+
+/** The Idempotency-Key left out (when required) or sent malformed (values its schema refuses). */
+function keyMutators(ctx: KitContext, op: OperationModel): Mutator[] {
   const key = op.idempotencyKey;
-  const keyCode = (key && typeof key.schema['x-error-code'] === 'string' ? key.schema['x-error-code'] : undefined) ?? VALIDATION_CODE;
-  if (key?.required) {
-    list.push({
-      kind: 'idempotency-key-missing',
-      apply: (plan) => invalid(plan, 'idempotency-key-missing', `no ${key.name} header`, { idempotencyKey: null, freshKey: false, expectedCode: keyCode }),
-    });
-  }
-  if (key) {
-    const validateKey = ctx.api.validator.compile({ $ref: key.schemaPointer });
-    const candidates = keyViolations(key.schema).filter((c) => validateKey(c.value) !== true);
-    if (candidates.length > 0) {
-      list.push({
-        kind: 'idempotency-key-invalid',
-        apply(plan, pick) {
-          const c = candidates[pick % candidates.length]!;
-          return invalid(plan, 'idempotency-key-invalid', `malformed ${key.name}: ${short(c.value)} (${c.why})`, {
-            idempotencyKey: String(c.value),
-            freshKey: false,
-            expectedCode: keyCode,
-            ...(key.assumedReason && c.why !== 'empty' ? { assumedReason: key.assumedReason } : {}),
-          });
-        },
+  if (!key) return [];
+  const keyCode = (typeof key.schema['x-error-code'] === 'string' ? key.schema['x-error-code'] : undefined) ?? VALIDATION_CODE;
+  const validateKey = ctx.api.validator.compile({ $ref: key.schemaPointer });
+  const candidates = keyViolations(key.schema).filter((c) => validateKey(c.value) !== true);
+  const missing: Mutator = {
+    kind: 'idempotency-key-missing',
+    apply: (plan) => invalid(plan, 'idempotency-key-missing', `no ${key.name} header`, { idempotencyKey: null, freshKey: false, expectedCode: keyCode }),
+  };
+  const malformed: Mutator = {
+    kind: 'idempotency-key-invalid',
+    apply(plan, pick) {
+      const c = candidates[pick % candidates.length]!;
+      return invalid(plan, 'idempotency-key-invalid', `malformed ${key.name}: ${short(c.value)} (${c.why})`, {
+        idempotencyKey: String(c.value),
+        freshKey: false,
+        expectedCode: keyCode,
+        ...(key.assumedReason && c.why !== 'empty' ? { assumedReason: key.assumedReason } : {}),
       });
-    }
-  }
-  return list;
+    },
+  };
+  return [...(key.required ? [missing] : []), ...(candidates.length > 0 ? [malformed] : [])];
 }
 
 const jsonType = (v: Json | undefined): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);

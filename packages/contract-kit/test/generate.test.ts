@@ -47,6 +47,23 @@ describe.each(api.operations.map((op) => [op.operationId, op] as const))('%s', (
   });
 });
 
+describe('the mutations of each operation', () => {
+  // Pinned for today's spec, in the order the kit applies them: a mutator that stops applying (or a new
+  // one) shows here, where the check above compares the kit only with itself.
+  it('follow from its schemas: required fields, bounds, exclusive fields, the Idempotency-Key', () => {
+    const body = ['wrong-type', 'malformed-json', 'idempotency-key-missing', 'idempotency-key-invalid'];
+    expect(Object.fromEntries(api.operations.map((op) => [op.operationId, mutationKinds(ctx, op)]))).toEqual({
+      getBankingBalance: [],
+      getTransfer: [],
+      createRecipient: ['missing-required', 'wrong-type', 'out-of-range', ...body.slice(1)],
+      createTransfer: ['missing-required', 'wrong-type', 'out-of-range', ...body.slice(1)],
+      issueCard: body,
+      createCheckoutProduct: body,
+      createCheckoutSession: ['wrong-type', 'out-of-range', 'exclusive-fields', ...body.slice(1)],
+    });
+  });
+});
+
 describe('replay and freshness', () => {
   const op = api.byId.get('createCheckoutSession')!;
   it('the same seed gives the same plans', () => {
