@@ -1,13 +1,11 @@
 // Request bodies checked as the spec says: Ajv validators made exact on decimal fields, and the error code a
 // refused body gets (the `x-error-code` of the field, of a oneOf's discriminating property, or of a `not`
 // rule; invalid_request otherwise). Nothing here names a field or a code: both come from the schemas.
-import { deref, isObject, type createValidator, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { deref, isObject, type Json, type JsonObject, type OpenApiDocument, type SpecValidator } from '@payments/spec';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidAmount, normalizeAmount } from './money.ts';
 
 export const INVALID_REQUEST = 'invalid_request';
-
-type Validator = ReturnType<typeof createValidator>;
 
 export interface BodyValidation {
   /** The operation's body validator, exact on its decimal fields. */
@@ -16,7 +14,7 @@ export interface BodyValidation {
   errorCode(bodySchema: JsonObject | undefined, data: unknown, errors: ErrorObject[]): string;
 }
 
-export function bodyValidation(doc: OpenApiDocument, validator: Validator): BodyValidation {
+export function bodyValidation(doc: OpenApiDocument, validator: SpecValidator): BodyValidation {
   const branchValidators = new WeakMap<JsonObject, ValidateFunction>();
   const branchValidator = (schema: JsonObject): ValidateFunction => {
     let fn = branchValidators.get(schema);
@@ -115,7 +113,7 @@ function bodyErrorCode(
  * every response is checked against the spec. A refusal is an error at the field's path, so the field's
  * code applies (bodyErrorCode).
  */
-function exactDecimals(doc: OpenApiDocument, validator: Validator, operationId: string, bodySchema: JsonObject, compiled: ValidateFunction): ValidateFunction {
+function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operationId: string, bodySchema: JsonObject, compiled: ValidateFunction): ValidateFunction {
   const fields = bodyProperties(doc, bodySchema).flatMap(([name, schema]) => {
     const target = unwrap(doc, schema).schema;
     const step = target ? decimalStep(doc, target) : undefined;
