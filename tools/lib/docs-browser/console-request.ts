@@ -27,7 +27,8 @@ export interface ConsoleRequest {
 }
 
 /** Path parameters put in the path, headers and query parameters set when given, the JSON body when the operation takes one. */
-export function buildRequest(op: ConsoleOperation, base: URL, headers: Record<string, string>, values: ParameterValue[], body: string | undefined): ConsoleRequest {
+export function buildRequest(op: ConsoleOperation, base: URL, given: Record<string, string>, values: ParameterValue[], body: string | undefined): ConsoleRequest {
+  const headers = { ...given };
   let path = op.path;
   const query = new URLSearchParams();
   for (const { name, in: where, value } of values) {
