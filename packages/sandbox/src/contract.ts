@@ -59,7 +59,11 @@ export interface OperationContract {
 export interface Contract {
   doc: OpenApiDocument;
   operations: OperationContract[];
-  match(method: string, path: string): { op: OperationContract; params: Record<string, string> } | 'method-not-allowed' | undefined;
+  /**
+   * The operation a request names and its decoded path parameters; `{ allow }` when the path is an
+   * operation's but the method is not (the methods it has, HEAD beside GET); undefined when no path matches.
+   */
+  match(method: string, path: string): { op: OperationContract; params: Record<string, string> } | { allow: string[] } | undefined;
   /** Status and meaning of a code, from the error catalog. */
   error(code: string): { status: number; meaning: string };
   /** The spec code for a body that failed validation (x-error-code, or invalid_request). */
@@ -150,13 +154,13 @@ function operationContract(doc: OpenApiDocument, { method, path, operationId, op
   };
 }
 
-/** The operation a request names, its decoded path parameters; or whether only the method was wrong. */
+/** Contract.match over the spec's operations. */
 function matchOperation(ops: OperationContract[], method: string, path: string): ReturnType<Contract['match']> {
-  let pathMatched = false;
+  const allow: string[] = [];
   for (const op of ops) {
     const m = op.pattern.exec(path);
     if (!m) continue;
-    pathMatched = true;
+    allow.push(...(op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]));
     if (op.method !== method) continue;
     const params: Record<string, string> = {};
     op.pathParams.forEach((name, i) => {
@@ -165,7 +169,7 @@ function matchOperation(ops: OperationContract[], method: string, path: string):
     });
     return { op, params };
   }
-  return pathMatched ? 'method-not-allowed' : undefined;
+  return allow.length ? { allow } : undefined;
 }
 
 export function loadContract(doc: OpenApiDocument): Contract {

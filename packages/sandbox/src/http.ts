@@ -7,6 +7,12 @@ import { Failure } from './failure.ts';
 
 export class BodyTooLarge extends Error {}
 
+/**
+ * The connection ended before the request's body was complete: the client went away, or sent bytes that are
+ * not HTTP (Node's 'clientError' answered those). Not a failure of the sandbox, and no one left to answer.
+ */
+export class RequestAborted extends Error {}
+
 const EMPTY_BODY: Buffer = Buffer.alloc(0);
 
 /**
@@ -46,7 +52,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', (err: Error & { code?: string }) => {
+      reject(err.code === 'ECONNRESET' ? new RequestAborted('the connection ended before the request body was complete', { cause: err }) : err);
+    });
   });
 }
 
@@ -92,6 +100,7 @@ export interface LogLine {
   requestId: string;
   method: string;
   path: string;
+  /** The status answered; 0 when no answer was sent (the connection was dropped, by a fault or by the client). */
   status: number;
   ms: number;
   operationId?: string;
@@ -109,17 +118,43 @@ export const jsonLogger =
   (line) =>
     write(`${JSON.stringify({ time: new Date().toISOString(), level: line.status >= 500 ? 'error' : 'info', ...line })}\n`);
 
+/** Node's refusals before any handler runs ('clientError'), by error code: status, reason, code, message. */
+const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request_headers_too_large', 'Request headers are larger than the server accepts (16 KiB).'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive completely within the server\'s time limit.'],
+};
+const NOT_HTTP: [number, string, string, string] = [400, 'Bad Request', 'invalid_request', 'The request is not valid HTTP.'];
+
 /**
  * Node's answer to a request it refuses before any handler runs (server 'clientError'), in the shared error
- * body: headers over its limit (16 KiB) get 431, a request that is not HTTP gets 400. A connection already
- * reset gets nothing.
+ * body instead of Node's bare one: headers over its limit get 431, a request too slow to arrive 408, anything
+ * else that is not HTTP 400. A connection already reset gets nothing.
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const [status, reason, code, message] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'request_headers_too_large', 'Request headers are larger than the server accepts (16 KiB).']
-      : [400, 'Bad Request', 'invalid_request', 'The request is not valid HTTP.'];
+  const [status, reason, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? NOT_HTTP;
   const body = JSON.stringify({ error: message, code, requestId: randomUUID() });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * HTTP/1.1 requires a Host header (RFC 9112, 3.2). Node's own refusal of a request without one is a bare 400
+ * (the server is created with `requireHostHeader: false`): this one answers with the shared body instead.
+ */
+export function refusedWithoutHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return false;
+  req.resume();
+  sendJson(res, 400, { error: 'An HTTP/1.1 request must carry a Host header.', code: 'invalid_request', requestId: randomUUID() }, { connection: 'close' });
+  return true;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The text of a body, or undefined when its bytes are not UTF-8 (never U+FFFD in place of them). */
+export function utf8Text(raw: Buffer): string | undefined {
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    return undefined;
+  }
 }

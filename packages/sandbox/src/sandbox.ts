@@ -9,7 +9,7 @@ import { loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
-import { answerClientError, type Logger } from './http.ts';
+import { answerClientError, refusedWithoutHost, type Logger } from './http.ts';
 import { createStaticFiles, type StaticFile } from './static-files.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -56,8 +56,8 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract, ...(options.journalCap ? { journalCap: options.journalCap } : {}) }),
   });
   const files = createStaticFiles(options.staticFiles ?? {});
-  const server = createServer((req, res) => {
-    if (files.serve(req, res)) return;
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (refusedWithoutHost(req, res) || files.serve(req, res)) return;
     // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
     // unhandled rejection ends the process: cut that one connection instead.
     handle(req, res).catch((err: unknown) => {

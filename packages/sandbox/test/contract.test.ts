@@ -57,7 +57,7 @@ describe('path matching', () => {
     for (const path of ['/v1/banking/transfers/%ZZ', '/v1/banking/transfers/%', '/v1/banking/transfers/trf_%E0%A4%A']) {
       const matched = contract.match('GET', path);
       expect(matched, path).toMatchObject({ op: { operationId: 'getTransfer', notFoundCode: 'banking_transfer_not_found' } });
-      if (typeof matched !== 'object') throw new Error('no match');
+      if (!matched || !('op' in matched)) throw new Error('no match');
       expect(matched.params).toEqual({});
       expect(matched.op.pathValidators.get('transferId')!(matched.params.transferId)).toBe(false);
     }

@@ -9,7 +9,7 @@ import { createValidator, deref, isObject, loadSpec, operations, type JsonObject
 import type { ValidateFunction } from 'ajv';
 import { decodePathSegment, loadContract, type Contract, type OperationContract } from '../contract.ts';
 import { validAddress } from '../eip55.ts';
-import { BodyTooLarge, pathOf, readBody, sendJson } from '../http.ts';
+import { BodyTooLarge, pathOf, readBody, sendJson, utf8Text } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
 import { Failure } from '../failure.ts';
 import { DEFAULT_JOURNAL_CAP } from '../pipeline/journal.ts';
@@ -314,15 +314,17 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
     let body: JsonObject = {};
     if (!route.validateBody) req.resume(); // no body is documented: whatever was sent is discarded unread
     else {
-      let raw: string;
+      let raw: Buffer;
       try {
-        raw = (await readBody(req, bodyLimit)).toString('utf8');
+        raw = await readBody(req, bodyLimit);
       } catch (err) {
         if (!(err instanceof BodyTooLarge)) throw err;
         return error(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`, { connection: 'close' });
       }
+      const text = utf8Text(raw); // refused, never stored with U+FFFD in place of the bytes
+      if (text === undefined) return error(400, 'invalid_request', 'Body is not valid UTF-8.');
       try {
-        body = raw ? (JSON.parse(raw) as JsonObject) : {};
+        body = text ? (JSON.parse(text) as JsonObject) : {};
       } catch {
         return error(400, 'invalid_request', 'Body is not valid JSON.');
       }

@@ -11,6 +11,7 @@
 // whenever the trim runs.
 import type { OperationContract } from '../contract.ts';
 import { paymentIdentity, type JournalEntry } from '../audit/journal.ts';
+import { utf8Text } from '../http.ts';
 import type { Store, Transaction } from '../store/types.ts';
 
 /** Entries kept per organization unless configured (SANDBOX_JOURNAL_CAP, startSandbox({ journalCap })). */
@@ -60,9 +61,10 @@ export function journalEntry(request: JournaledRequest, answer: JournaledAnswer)
 
 /** The parsed JSON of a body that was not validated (a refused request), or undefined. */
 export function parseLoosely(raw: Buffer): unknown {
-  if (!raw.length) return undefined;
+  const text = raw.length ? utf8Text(raw) : undefined;
+  if (text === undefined) return undefined;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

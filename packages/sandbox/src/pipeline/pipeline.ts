@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
 import { Failure } from '../failure.ts';
-import { pathOf, readRequestBody, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
+import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { Caller, FaultRecord, Organization, Store } from '../store/types.ts';
@@ -58,18 +58,23 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
       answerError(res, line, err);
     } finally {
       line.ms = Math.round((performance.now() - started) * 100) / 100;
-      if (!line.status && line.fault !== 'drop_after_commit') line.status = res.statusCode;
+      if (!line.status && res.headersSent) line.status = res.statusCode;
       log(line);
     }
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, line: LogLine): Promise<void> {
     const matched = contract.match(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path);
-    if (matched === undefined || matched === 'method-not-allowed') {
-      // Not an operation of the spec (OPTIONS preflights included): no CORS, just the error body.
-      const status = matched === undefined ? 404 : 405;
-      line.status = status;
-      sendJson(res, status, { error: status === 404 ? 'No such operation.' : 'Method not allowed.', code: status === 404 ? 'not_found' : 'method_not_allowed', requestId: line.requestId });
+    if (matched === undefined) {
+      line.status = 404;
+      sendJson(res, 404, { error: 'No such operation.', code: 'not_found', requestId: line.requestId });
+      return;
+    }
+    if ('allow' in matched) {
+      // A path of the spec with another method (OPTIONS preflights included): no CORS, the error body, and
+      // the Allow header HTTP requires of a 405 (RFC 9110, 15.5.6).
+      line.status = 405;
+      sendJson(res, 405, { error: 'Method not allowed.', code: 'method_not_allowed', requestId: line.requestId }, { allow: matched.allow.join(', ') });
       return;
     }
     const { op, params } = matched;
@@ -137,6 +142,10 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
   }
 
   function answerError(res: ServerResponse, line: LogLine, err: unknown): void {
+    if (err instanceof RequestAborted) {
+      line.code = 'request_aborted'; // logged without a status: nothing was answered
+      return;
+    }
     const { status, code, headers } = errorAnswer(err);
     line.status = status;
     line.code = code;

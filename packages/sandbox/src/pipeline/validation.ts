@@ -3,8 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
 import { Failure } from '../failure.ts';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+import { utf8Text } from '../http.ts';
 
 /** The validated body ({} for an operation without one); throws the Failure the spec gives the first violation. */
 export function validateRequest(contract: Contract, req: IncomingMessage, op: OperationContract, params: Record<string, string>, raw: Buffer): Record<string, unknown> {
@@ -31,12 +30,8 @@ export function validateRequest(contract: Contract, req: IncomingMessage, op: Op
 }
 
 function parseJson(raw: Buffer): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(raw); // bytes that are not UTF-8 are refused, never stored as U+FFFD
-  } catch {
-    throw new Failure('invalid_request', 'Request body is not valid UTF-8.');
-  }
+  const text = utf8Text(raw); // bytes that are not UTF-8 are refused, never stored as U+FFFD
+  if (text === undefined) throw new Failure('invalid_request', 'Request body is not valid UTF-8.');
   try {
     return JSON.parse(text);
   } catch {
