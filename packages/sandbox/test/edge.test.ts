@@ -1,12 +1,13 @@
 // The sandbox's HTTP edge, as a new user meets it: headers over Node's limit, requests that are not HTTP,
 // too slow or without Host, bodies that are not UTF-8 or never complete, HEAD on the reads, and methods a
 // path does not have. Each refusal is the shared JSON error body; HEAD answers as GET, without a body.
+import { readFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import { createServer, request } from 'node:http';
-import { loadSpec, operations } from '@payments/spec';
+import { loadSpec, operations, type OpenApiDocument } from '@payments/spec';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { answerClientError, type LogLine } from '../src/http.ts';
-import { startSandbox, type RunningSandbox } from '../src/sandbox.ts';
+import { adminSpecPath, startSandbox, type RunningSandbox } from '../src/sandbox.ts';
 import { UUID, adminOf, call } from './support.ts';
 
 let sandbox: RunningSandbox;
@@ -123,17 +124,34 @@ it('HEAD on a read answers as GET, without a body; HEAD elsewhere gets what GET 
   expect(orgId).toMatch(/^org_/);
 });
 
+/** Each path of a spec → the methods it has, uppercased. */
+function methodsByPath(doc: OpenApiDocument): Map<string, string[]> {
+  const byPath = new Map<string, string[]>();
+  for (const { path, method } of operations(doc)) byPath.set(path, [...(byPath.get(path) ?? []), method.toUpperCase()]);
+  expect(byPath.size).toBeGreaterThan(3);
+  return byPath;
+}
+
+/** A method a path does not have gets 405 with the shared body; returns the methods its Allow header lists. */
+async function allowedAfter405(url: string, methods: string[], headers: Record<string, string>): Promise<string[] | undefined> {
+  const answer = await fetch(url, { method: methods.includes('PUT') ? 'PATCH' : 'PUT', headers });
+  expect(answer.status, url).toBe(405);
+  expect(await answer.json()).toEqual({ error: expect.any(String), code: 'method_not_allowed', requestId: expect.stringMatching(UUID) });
+  return answer.headers.get('allow')?.split(', ').toSorted();
+}
+
 it('a method a path of the spec does not have: 405, the shared body, and Allow listing the methods it has', async () => {
-  const methodsByPath = new Map<string, string[]>();
-  for (const { path, method } of operations(loadSpec())) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method.toUpperCase()]);
-  expect(methodsByPath.size).toBeGreaterThan(3);
-  for (const [template, methods] of methodsByPath) {
-    const path = template.replace(/\{[^}]+\}/g, 'x_1');
-    const answer = await fetch(`${sandbox.url}${path}`, { method: methods.includes('PUT') ? 'PATCH' : 'PUT', headers: { 'x-api-key': key } });
-    expect(answer.status, path).toBe(405);
-    expect(await answer.json()).toEqual({ error: expect.any(String), code: 'method_not_allowed', requestId: expect.stringMatching(UUID) });
-    const allowed = answer.headers.get('allow')?.split(', ');
-    expect(allowed?.toSorted(), path).toEqual([...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].toSorted());
+  for (const [template, methods] of methodsByPath(loadSpec())) {
+    const url = `${sandbox.url}${template.replace(/\{[^}]+\}/g, 'x_1')}`;
+    expect(await allowedAfter405(url, methods, { 'x-api-key': key }), url).toEqual([...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].toSorted());
+  }
+});
+
+it('the same on the admin API, by its own spec', async () => {
+  const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8')) as OpenApiDocument;
+  for (const [template, methods] of methodsByPath(adminSpec)) {
+    const url = `${sandbox.url}${template.replace(/\{[^}]+\}/g, 'x_1')}`;
+    expect(await allowedAfter405(url, methods, { authorization: `Bearer ${sandbox.adminToken}` }), url).toEqual(methods.toSorted());
   }
 });
 

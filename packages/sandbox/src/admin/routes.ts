@@ -269,6 +269,26 @@ interface Route {
 }
 
 /**
+ * The route a request names and its decoded path parameters (undefined when a segment is not valid
+ * percent-encoding); `{ allow }` when a route has the path but not the method; undefined when none has it.
+ */
+function findRoute(routes: Route[], method: string, path: string): { route: Route; params: Record<string, string> | undefined } | { allow: string[] } | undefined {
+  const allow: string[] = [];
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    if (route.method !== method) {
+      allow.push(route.method);
+      continue;
+    }
+    const values = route.names.map((_, i) => decodePathSegment(m[i + 1]!));
+    if (values.includes(undefined)) return { route, params: undefined };
+    return { route, params: Object.fromEntries(route.names.map((name, i) => [name, values[i]!])) };
+  }
+  return allow.length ? { allow } : undefined;
+}
+
+/**
  * The admin request handler, routed and validated by the admin spec. `contract` is the public API's (by
  * default read from the bundled public spec): the recipient rules and the faults an operation documents.
  */
@@ -296,21 +316,12 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
     const header = String(req.headers.authorization ?? '');
     const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
-    const path = pathOf(req.url ?? '/');
-    let params: Record<string, string> = {};
-    let undecodable = false;
-    const route = routes.find((r) => {
-      const m = r.method === req.method ? r.pattern.exec(path) : null;
-      if (m) {
-        const values = r.names.map((_, i) => decodePathSegment(m[i + 1]!));
-        undecodable = values.includes(undefined);
-        params = Object.fromEntries(r.names.map((n, i) => [n, values[i] ?? '']));
-      }
-      return Boolean(m);
-    });
-    if (!route) return error(404, 'not_found', 'No such admin operation.');
+    const found = findRoute(routes, req.method ?? '', pathOf(req.url ?? '/'));
+    if (!found) return error(404, 'not_found', 'No such admin operation.');
+    if ('allow' in found) return error(405, 'method_not_allowed', 'Method not allowed.', { allow: found.allow.join(', ') });
+    const { route, params } = found;
     // A path id that is not even valid percent-encoding names nothing: the operation's 404.
-    if (undecodable) return error(404, 'not_found', 'No such resource: a path segment is not valid percent-encoding.');
+    if (!params) return error(404, 'not_found', 'No such resource: a path segment is not valid percent-encoding.');
     let body: JsonObject = {};
     if (!route.validateBody) req.resume(); // no body is documented: whatever was sent is discarded unread
     else {
