@@ -14,7 +14,7 @@ import { handlers } from '../operations/index.ts';
 import type { Caller, FaultRecord, Organization, Store } from '../store/types.ts';
 import { actOut } from './faults.ts';
 import { respond } from './idempotency.ts';
-import { createJournal, journalEntry, parseLoosely, type JournaledRequest } from './journal.ts';
+import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledRequest } from './journal.ts';
 import { enforceRateLimits } from './rate-limit.ts';
 import { requestTime, type ApiRequest } from './request.ts';
 import { validateRequest } from './validation.ts';
@@ -33,134 +33,148 @@ export interface SandboxOptions {
   journalCap?: number;
 }
 
+/** What every step of the pipeline reads: the store, the spec's contract, and the sandbox's settings. */
+interface Pipeline {
+  store: Store;
+  contract: Contract;
+  journal: Journal;
+  bodyLimit: number;
+  now: () => Date;
+  log: Logger;
+  admin: SandboxOptions['admin'];
+}
+
 export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
-  const { store, contract } = options;
-  const bodyLimit = options.bodyLimit ?? 64 * 1024;
-  const now = options.now ?? (() => new Date());
-  const log = options.logger ?? (() => {});
-  const journal = createJournal(store, options.journalCap);
-  for (const op of contract.operations) {
+  for (const op of options.contract.operations) {
     if (!handlers[op.operationId]) throw new Error(`the sandbox has no handler for ${op.operationId}`);
   }
+  const pipeline: Pipeline = {
+    store: options.store,
+    contract: options.contract,
+    journal: createJournal(options.store, options.journalCap),
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    now: options.now ?? (() => new Date()),
+    log: options.logger ?? (() => {}),
+    admin: options.admin,
+  };
+  return { handle: (req, res) => handle(pipeline, req, res) };
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const path = pathOf(req.url ?? '/');
-    const line: LogLine = { requestId: randomUUID(), method: req.method ?? '', path, status: 0, ms: 0 };
-    try {
-      if (options.admin && path.startsWith('/admin/')) {
-        await options.admin(req, res, line.requestId);
-        line.status = res.statusCode;
-      } else {
-        await api(req, res, path, line);
-      }
-    } catch (err) {
-      answerError(res, line, err);
-    } finally {
-      line.ms = Math.round((performance.now() - started) * 100) / 100;
-      if (!line.status && res.headersSent) line.status = res.statusCode;
-      log(line);
+async function handle(p: Pipeline, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const path = pathOf(req.url ?? '/');
+  const line: LogLine = { requestId: randomUUID(), method: req.method ?? '', path, status: 0, ms: 0 };
+  try {
+    if (p.admin && path.startsWith('/admin/')) {
+      await p.admin(req, res, line.requestId);
+      line.status = res.statusCode;
+    } else {
+      await api(p, req, res, path, line);
     }
+  } catch (err) {
+    answerError(p.contract, res, line, err);
+  } finally {
+    line.ms = Math.round((performance.now() - started) * 100) / 100;
+    if (!line.status && res.headersSent) line.status = res.statusCode;
+    p.log(line);
   }
+}
 
-  async function api(req: IncomingMessage, res: ServerResponse, path: string, line: LogLine): Promise<void> {
-    const matched = contract.match(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path);
-    if (matched === undefined) {
-      line.status = 404;
-      sendJson(res, 404, { error: 'No such operation.', code: 'not_found', requestId: line.requestId });
-      return;
-    }
-    if ('allow' in matched) {
-      // A path of the spec with another method (OPTIONS preflights included): no CORS, the error body, and
-      // the Allow header HTTP requires of a 405 (RFC 9110, 15.5.6).
-      line.status = 405;
-      sendJson(res, 405, { error: 'Method not allowed.', code: 'method_not_allowed', requestId: line.requestId }, { allow: matched.allow.join(', ') });
-      return;
-    }
-    const { op, params } = matched;
-    line.operationId = op.operationId;
-    const raw = await readRequestBody(req, res, op, bodyLimit);
-    const { key, organization: org, faultPending } = await authenticate(req, op);
-    line.organizationId = org.id;
-    line.keyId = key.id;
-    const at = requestTime(org, now);
-    const journaled: JournaledRequest = { op, at, idempotencyKey: req.headers['idempotency-key'], body: undefined };
-    try {
-      await enforceRateLimits(store, contract, key.id, op, at.getTime());
-      if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
-      const body = (journaled.body = validateRequest(contract, req, op, params, raw));
-      const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-      await serve({ op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, journaled, res);
-    } catch (err) {
-      // A refusal (or a fault's error answer, or a bug) is journaled on its own, before handle() answers it.
-      journaled.body ??= parseLoosely(raw);
-      await journal.record(org.id, journalEntry(journaled, { ...errorAnswer(err), fault: line.fault })).catch((failure: unknown) => {
-        process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
-      });
-      throw err;
-    }
+async function api(p: Pipeline, req: IncomingMessage, res: ServerResponse, path: string, line: LogLine): Promise<void> {
+  const matched = p.contract.match(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path);
+  if (matched === undefined) {
+    line.status = 404;
+    sendJson(res, 404, { error: 'No such operation.', code: 'not_found', requestId: line.requestId });
+    return;
   }
-
-  /** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
-  async function serve(request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
-    const { org, op, log: line } = request;
-    const outcome = await store.transaction(
-      async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
-        const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
-        if (fault) return { fault };
-        const result = await respond(tx, request);
-        await journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
-        return { result };
-      },
-      { readOnly: op.method === 'GET' },
-    );
-    if ('fault' in outcome) {
-      const edge = await actOut(store, request, outcome.fault); // an error answer is thrown
-      await journal.record(org.id, journalEntry(journaled, { status: edge, fault: line.fault }));
-      if (edge) return sendEdge(res, edge);
-      res.socket?.destroy(); // the answer never leaves
-      return;
-    }
-    line.status = outcome.result.status;
-    sendJson(res, outcome.result.status, outcome.result.body);
+  if ('allow' in matched) {
+    // A path of the spec with another method (OPTIONS preflights included): no CORS, the error body, and
+    // the Allow header HTTP requires of a 405 (RFC 9110, 15.5.6).
+    line.status = 405;
+    sendJson(res, 405, { error: 'Method not allowed.', code: 'method_not_allowed', requestId: line.requestId }, { allow: matched.allow.join(', ') });
+    return;
   }
-
-  /** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
-  async function authenticate(req: IncomingMessage, op: OperationContract): Promise<Caller> {
-    const presented = req.headers[contract.apiKeyHeader];
-    const key = Array.isArray(presented) ? undefined : presented;
-    if (!wellFormed(key)) throw new Failure('invalid_api_key');
-    const caller = await store.findCaller(hashApiKey(key), op.operationId);
-    if (!caller || caller.key.revokedAt) throw new Failure('invalid_api_key');
-    return caller;
+  const { op, params } = matched;
+  line.operationId = op.operationId;
+  const raw = await readRequestBody(req, res, op, p.bodyLimit);
+  const { key, organization: org, faultPending } = await authenticate(p, req, op);
+  line.organizationId = org.id;
+  line.keyId = key.id;
+  const at = requestTime(org, p.now);
+  const journaled: JournaledRequest = { op, at, idempotencyKey: req.headers['idempotency-key'], body: undefined };
+  try {
+    await enforceRateLimits(p.store, p.contract, key.id, op, at.getTime());
+    if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
+    const body = (journaled.body = validateRequest(p.contract, req, op, params, raw));
+    const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
+    await serve(p, { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, journaled, res);
+  } catch (err) {
+    // A refusal (or a fault's error answer, or a bug) is journaled on its own, before handle() answers it.
+    journaled.body ??= parseLoosely(raw);
+    await p.journal.record(org.id, journalEntry(journaled, { ...errorAnswer(p.contract, err), fault: line.fault })).catch((failure: unknown) => {
+      process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
+    });
+    throw err;
   }
+}
 
-  /** What an error is answered: a Failure its catalog status and code; anything else (a bug) a 500. */
-  function errorAnswer(err: unknown): { status: number; code: string; headers?: Record<string, string> | undefined } {
-    if (err instanceof Failure) return { status: contract.error(err.code).status, code: err.code, headers: err.headers };
-    return { status: 500, code: 'internal_error' };
+/** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
+async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
+  const { org, op, log: line } = request;
+  const outcome = await p.store.transaction(
+    async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
+      const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
+      if (fault) return { fault };
+      const result = await respond(tx, request);
+      await p.journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
+      return { result };
+    },
+    { readOnly: op.method === 'GET' },
+  );
+  if ('fault' in outcome) {
+    const edge = await actOut(p.store, request, outcome.fault); // an error answer is thrown
+    await p.journal.record(org.id, journalEntry(journaled, { status: edge, fault: line.fault }));
+    if (edge) return sendEdge(res, edge);
+    res.socket?.destroy(); // the answer never leaves
+    return;
   }
+  line.status = outcome.result.status;
+  sendJson(res, outcome.result.status, outcome.result.body);
+}
 
-  function answerError(res: ServerResponse, line: LogLine, err: unknown): void {
-    if (err instanceof RequestAborted) {
-      line.code = 'request_aborted'; // logged without a status: nothing was answered
-      return;
-    }
-    const { status, code, headers } = errorAnswer(err);
-    line.status = status;
-    line.code = code;
-    if (err instanceof Failure) {
-      sendJson(res, status, { error: err.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
-      return;
-    }
-    // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
-    // document, so that a contract test flags it. Answering the documented (retryable) 503 would hide the
-    // bug from the kit and have clients retry it forever.
-    process.stderr.write(`sandbox: unexpected error for request ${line.requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
-    sendJson(res, status, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code, requestId: line.requestId });
+/** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
+async function authenticate(p: Pipeline, req: IncomingMessage, op: OperationContract): Promise<Caller> {
+  const presented = req.headers[p.contract.apiKeyHeader];
+  const key = Array.isArray(presented) ? undefined : presented;
+  if (!wellFormed(key)) throw new Failure('invalid_api_key');
+  const caller = await p.store.findCaller(hashApiKey(key), op.operationId);
+  if (!caller || caller.key.revokedAt) throw new Failure('invalid_api_key');
+  return caller;
+}
+
+/** What an error is answered: a Failure its catalog status and code; anything else (a bug) a 500. */
+function errorAnswer(contract: Contract, err: unknown): { status: number; code: string; headers?: Record<string, string> | undefined } {
+  if (err instanceof Failure) return { status: contract.error(err.code).status, code: err.code, headers: err.headers };
+  return { status: 500, code: 'internal_error' };
+}
+
+function answerError(contract: Contract, res: ServerResponse, line: LogLine, err: unknown): void {
+  if (err instanceof RequestAborted) {
+    line.code = 'request_aborted'; // logged without a status: nothing was answered
+    return;
   }
-
-  return { handle };
+  const { status, code, headers } = errorAnswer(contract, err);
+  line.status = status;
+  line.code = code;
+  if (err instanceof Failure) {
+    sendJson(res, status, { error: err.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
+    return;
+  }
+  // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
+  // document, so that a contract test flags it. Answering the documented (retryable) 503 would hide the
+  // bug from the kit and have clients retry it forever.
+  process.stderr.write(`sandbox: unexpected error for request ${line.requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
+  sendJson(res, status, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code, requestId: line.requestId });
 }
 
 function productEnabled(org: Organization, op: OperationContract): boolean {
