@@ -21,17 +21,18 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox?.close());
 
-/** Raw bytes out, the raw answer back (the connection closes after it). */
-function rawExchange(bytes: Buffer | string): Promise<string> {
+/** Raw bytes out, the raw answer back (the connection closes after it); `finished: false` leaves the request open. */
+function rawExchange(bytes: Buffer | string, { port = sandbox.port, finished = true } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(sandbox.port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     let answer = '';
     socket.setEncoding('utf8');
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('end', () => resolve(answer));
     socket.on('error', reject);
-    socket.end(bytes);
+    if (finished) socket.end(bytes);
+    else socket.write(bytes); // the request never ends: the server answers or closes on its own
   });
 }
 
@@ -66,16 +67,7 @@ it('a request too slow to arrive: 408 with the shared error body', async () => {
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
-      socket.on('data', (chunk: string) => (text += chunk));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-      socket.write('GET / HTTP/1.1\r\nhost: x\r\n'); // the headers never end
-    });
+    const answer = await rawExchange('GET / HTTP/1.1\r\nhost: x\r\n', { port: (server.address() as AddressInfo).port, finished: false });
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual({ error: expect.any(String), code: 'request_timeout', requestId: expect.stringMatching(UUID) });
   } finally {
