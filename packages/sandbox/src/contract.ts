@@ -125,7 +125,7 @@ function operationContract(doc: OpenApiDocument, { method, path, operationId, op
   const body = deref(doc, operation.requestBody ?? null);
   const media = isObject(body) && isObject(body.content) ? deref(doc, body.content['application/json'] ?? null) : undefined;
   const bodySchema = isObject(media) && isObject(media.schema) ? media.schema : undefined;
-  const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const { pattern, names: pathParams } = pathTemplate(path);
   const product = String((operation.tags as string[])[0]) as Product;
   const ownErrors = catalog.filter((e) => e.operationId === operationId);
   const responses = isObject(operation.responses) ? operation.responses : {};
@@ -135,7 +135,7 @@ function operationContract(doc: OpenApiDocument, { method, path, operationId, op
     method: method.toUpperCase(),
     path,
     product,
-    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '([^/]+)')}$`),
+    pattern,
     pathParams,
     accessCode: accessCode(product),
     idempotencyKey: isObject(keyParam?.schema) ? validator.compile(keyParam.schema) : undefined,
@@ -156,20 +156,35 @@ function operationContract(doc: OpenApiDocument, { method, path, operationId, op
 
 /** Contract.match over the spec's operations. */
 function matchOperation(ops: OperationContract[], method: string, path: string): ReturnType<Contract['match']> {
-  const allow: string[] = [];
-  for (const op of ops) {
-    const m = op.pattern.exec(path);
+  const found = matchRoute(ops, method, path);
+  if (!found || 'samePath' in found) return found && { allow: found.samePath.flatMap((op) => (op.method === 'GET' ? ['GET', 'HEAD'] : [op.method])) };
+  const params: Record<string, string> = {};
+  found.route.pathParams.forEach((name, i) => {
+    const value = found.segments[i];
+    if (value !== undefined) params[name] = value; // left out: the path validator refuses it (the 404)
+  });
+  return { op: found.route, params };
+}
+
+/** A spec path template (`/v1/x/{id}`) as a pattern over request paths, and its parameters' names in order. */
+export function pathTemplate(path: string): { pattern: RegExp; names: string[] } {
+  return { pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '([^/]+)')}$`), names: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!) };
+}
+
+/**
+ * The first route whose pattern and method match a request, with its path segments decoded (undefined where
+ * a segment is not valid percent-encoding); else the routes with that path and another method, if any.
+ * Shared by the public API (Contract.match) and the admin API.
+ */
+export function matchRoute<R extends { method: string; pattern: RegExp }>(routes: readonly R[], method: string, path: string): { route: R; segments: (string | undefined)[] } | { samePath: R[] } | undefined {
+  const samePath: R[] = [];
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
     if (!m) continue;
-    allow.push(...(op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]));
-    if (op.method !== method) continue;
-    const params: Record<string, string> = {};
-    op.pathParams.forEach((name, i) => {
-      const value = decodePathSegment(m[i + 1]!);
-      if (value !== undefined) params[name] = value; // left out: the path validator refuses it (the 404)
-    });
-    return { op, params };
+    if (route.method === method) return { route, segments: m.slice(1).map((segment) => decodePathSegment(segment)) };
+    samePath.push(route);
   }
-  return allow.length ? { allow } : undefined;
+  return samePath.length ? { samePath } : undefined;
 }
 
 export function loadContract(doc: OpenApiDocument): Contract {
@@ -197,7 +212,7 @@ export function loadContract(doc: OpenApiDocument): Contract {
 }
 
 /** A percent-encoded path segment, decoded; undefined when it is not valid percent-encoding (`%ZZ`). */
-export function decodePathSegment(segment: string): string | undefined {
+function decodePathSegment(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { createValidator, deref, isObject, loadSpec, operations, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import type { ValidateFunction } from 'ajv';
-import { decodePathSegment, loadContract, type Contract, type OperationContract } from '../contract.ts';
+import { loadContract, matchRoute, pathTemplate, type Contract, type OperationContract } from '../contract.ts';
 import { validAddress } from '../eip55.ts';
 import { BodyTooLarge, pathOf, readBody, sendJson, utf8Text } from '../http.ts';
 import { generateApiKey } from '../keys.ts';
@@ -273,19 +273,11 @@ interface Route {
  * percent-encoding); `{ allow }` when a route has the path but not the method; undefined when none has it.
  */
 function findRoute(routes: Route[], method: string, path: string): { route: Route; params: Record<string, string> | undefined } | { allow: string[] } | undefined {
-  const allow: string[] = [];
-  for (const route of routes) {
-    const m = route.pattern.exec(path);
-    if (!m) continue;
-    if (route.method !== method) {
-      allow.push(route.method);
-      continue;
-    }
-    const values = route.names.map((_, i) => decodePathSegment(m[i + 1]!));
-    if (values.includes(undefined)) return { route, params: undefined };
-    return { route, params: Object.fromEntries(route.names.map((name, i) => [name, values[i]!])) };
-  }
-  return allow.length ? { allow } : undefined;
+  const found = matchRoute(routes, method, path);
+  if (!found || 'samePath' in found) return found && { allow: found.samePath.map((route) => route.method) };
+  const { route, segments } = found;
+  if (segments.includes(undefined)) return { route, params: undefined };
+  return { route, params: Object.fromEntries(route.names.map((name, i) => [name, segments[i]!])) };
 }
 
 /**
@@ -303,8 +295,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
     if (!adminHandlers[operationId]) throw new Error(`no admin handler for ${operationId}`);
     return {
       method: method.toUpperCase(),
-      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '([^/]+)')}$`),
-      names: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+      ...pathTemplate(path),
       operationId,
       validateBody: isObject(media) && isObject(media.schema) ? validator.compile(media.schema) : undefined,
     };
