@@ -3,6 +3,7 @@
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { lintAdminSpec } from '../lib/admin-contract.ts';
+import { lintWorkflows, shipWorkflows } from '../lib/workflows.ts';
 import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { log, main, step } from '../lib/steps.ts';
@@ -11,8 +12,11 @@ await main(async () => {
   const started = performance.now();
   await buildContract();
   await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
-  await buildDocs();
+  // The workflows' sources are both documents (the admin one included), and the docs render the workflows.
   await lintAdminSpec();
+  await lintWorkflows();
+  await shipWorkflows();
+  await buildDocs();
   await generateCode({ check: Boolean(process.env.CI) });
   await compilePackages();
   log(`build done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
