@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { adminBundledJson, adminBundledYaml, adminSpecSource } from './admin-contract.ts';
+import { adminBundledJson, adminBundledYaml, adminSpecSource, lintAdminSpec } from './admin-contract.ts';
 import { redoclyLint } from './contract.ts';
 import { bundledJson, root, specDist, specSource } from './paths.ts';
 import { log, step, StepError } from './steps.ts';
@@ -119,4 +119,11 @@ export function shipWorkflows(dir = workflowsSource, out = workflowsDist): Promi
     });
     writeFileSync(join(out, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
   });
+}
+
+/** The admin document (the workflows' second source), then the workflows linted and shipped: before the docs, which render them. */
+export async function buildWorkflows(): Promise<void> {
+  await lintAdminSpec();
+  await lintWorkflows();
+  await shipWorkflows();
 }

@@ -2,8 +2,7 @@
 // client's spec rules (under CI=true only check that the committed generated files match the spec).
 import { buildContract } from '../lib/contract.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { lintAdminSpec } from '../lib/admin-contract.ts';
-import { lintWorkflows, shipWorkflows } from '../lib/workflows.ts';
+import { buildWorkflows } from '../lib/workflows.ts';
 import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { log, main, step } from '../lib/steps.ts';
@@ -12,10 +11,7 @@ await main(async () => {
   const started = performance.now();
   await buildContract();
   await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
-  // The workflows' sources are both documents (the admin one included), and the docs render the workflows.
-  await lintAdminSpec();
-  await lintWorkflows();
-  await shipWorkflows();
+  await buildWorkflows();
   await buildDocs();
   await generateCode({ check: Boolean(process.env.CI) });
   await compilePackages();
