@@ -2,7 +2,8 @@
 // demo key): a workflow's guide page shows the provider's rule, its inputs and its steps with their criteria; an
 // operation page links to the workflows using it; the page's workflow runner runs a workflow against the
 // sandbox one step at a time, each step's answer and criteria shown as it comes; a workflow that needs the admin
-// API is not run from the page (the admin token never enters it). Screenshots go to .reports/docs/.
+// API is not run from the page (the admin token never enters it); axe-core finds no critical or serious violation
+// with the runner open. Screenshots go to .reports/docs/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { workflowConsoleData, workflowRoute } from '../../tools/lib/docs-workflows.ts';
 import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
 import { root } from '../../tools/lib/paths.ts';
+import { axeSummary, runAxe } from './axe.ts';
 
 const SHOTS = join(root, '.reports', 'docs');
 const WAIT_MS = 5_000;
@@ -97,6 +99,9 @@ describe('workflows in the docs', () => {
     await expect(items.nth(2).locator('li.wr-failed').count()).resolves.toBe(0);
     await expect(panel.getByRole('button', { name: 'Run next step' }).isDisabled()).resolves.toBe(true);
     await page.screenshot({ path: join(SHOTS, 'workflow-console-done.png') });
+    // The page with the runner open: no critical or serious axe-core violation (the panel's own and the guide's).
+    const violations = (await runAxe(page, 'workflow runner')).filter((v) => v.impact === 'critical' || v.impact === 'serious');
+    expect(violations, axeSummary(['workflow runner'], violations)).toEqual([]);
   });
 
   it('a step whose criterion fails is shown failed, with the criterion, and the run stops', { timeout: 60_000 }, async () => {

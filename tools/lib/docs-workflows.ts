@@ -109,7 +109,6 @@ export function workflowConsoleData(payments: OpenApiDocument, dir = workflowsDi
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const json = (value: Json) => ['```json', JSON.stringify(value, null, 2), '```'].join('\n');
 
 function stepMarkdown(step: ConsoleWorkflowStep, i: number, payments: OpenApiDocument): string {
   const op = operations(payments).find((o) => o.method.toUpperCase() === step.method && o.path === step.path);
@@ -123,7 +122,8 @@ function stepMarkdown(step: ConsoleWorkflowStep, i: number, payments: OpenApiDoc
   const lines = [`${i + 1}. **${step.stepId}**: ${where}. ${step.description}`];
   const params = step.parameters.filter((p) => p.in !== 'input' || step.source === 'workflow');
   if (params.length > 0) lines.push('', `   Parameters: ${params.map((p) => `\`${p.name}\` (${p.in}) = \`${typeof p.value === 'string' ? p.value : JSON.stringify(p.value)}\``).join(', ')}`);
-  if (step.payload !== undefined) lines.push('', '   Body:', '', json(step.payload).replace(/^/gm, '   '));
+  // Inline, not a fenced block: Redoc renders a block as a scrollable <pre> that keyboard users cannot reach (axe's scrollable-region-focusable).
+  if (step.payload !== undefined) lines.push('', `   Body: \`${JSON.stringify(step.payload)}\``);
   if (step.criteria.length > 0) lines.push('', `   Success criteria: ${step.criteria.map((c) => `\`${c.condition}\`${c.type ? ` (${c.type} on \`${c.context}\`)` : ''}`).join(' · ')}`);
   const outputs = Object.entries(step.outputs);
   if (outputs.length > 0) lines.push('', `   Outputs: ${outputs.map(([k, v]) => `\`${k}\` ← \`${v}\``).join(', ')}`);
