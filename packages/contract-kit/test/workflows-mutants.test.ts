@@ -1,7 +1,7 @@
 // The workflows catch bugs: against the kit's mutant sandboxes (test/mutants/: the real sandbox behind a proxy with
 // one injected defect), each workflow that covers a defect fails at the step and criterion named here, and the
 // unmodified sandbox behind the same proxy passes. The rows are what bench/workflow-mutants.ts measured (every
-// workflow against every mutant: 22 of 44 mutants caught, 19 of the 39 the spec makes visible; the table is in
+// workflow against every mutant: 23 of 44 mutants caught, 20 of the 39 the spec makes visible; the table is in
 // /work/reports/issue-24.md and the README); each row runs its one workflow, to keep the test time moderate.
 import { describe, expect, it } from 'vitest';
 import { workflowsAgainst } from '../bench/workflow-mutants.ts';
@@ -34,6 +34,7 @@ export const WORKFLOW_CATCHES: Row[] = [
   { mutant: "retry-after-fraction", workflowId: "card-provider-rate-limited", stepId: "issueRateLimited", criterion: "$response.header.Retry-After == $inputs.retryAfterSeconds" },
   { mutant: "pending-review-as-503", workflowId: "transfer-pending-review", stepId: "transferUnderReview", criterion: "$statusCode == 409" },
   { mutant: "unavailable-retry-refused", workflowId: "transfer-503-retry", stepId: "retrySameKey", criterion: "$statusCode == 201" },
+  { mutant: "recipient-not-found-400", workflowId: "transfer-to-unknown-recipient", stepId: "transferToUnknownRecipient", criterion: "$statusCode == 404" },
   { mutant: "lookup-500", workflowId: "transfer-not-found", stepId: "getUnknownTransfer", criterion: "$statusCode == 404" },
   { mutant: "everything-503", workflowId: "card-provider-rate-limited", stepId: "issueRateLimited", criterion: "$response.body#/code == 'provider_rate_limited'" },
 ];
