@@ -55,7 +55,8 @@ function stepCheck(workflowId: string, s: StepResult): CheckResult {
     requests: s.request ? 1 : 0,
     statuses: s.statusCode ? { [String(s.statusCode)]: 1 } : {},
     durationMs: s.durationMs,
-    failures: s.failed.map((f) => ({ severity: 'failure' as const, rule: f.name, message: `${f.condition ? `${f.condition}: ` : ''}${f.message}` })),
+    // Respect's message for a plain failed criterion only repeats it ("Checking simple criteria: …"): the condition alone says it.
+    failures: s.failed.map((f) => ({ severity: 'failure' as const, rule: f.name, message: f.message.startsWith('Checking') ? (f.condition ?? f.message) : `${f.condition ? `${f.condition}: ` : ''}${f.message}` })),
     warnings: s.status === 'not-applicable' || s.status === 'not-run' ? [{ severity: 'warning' as const, rule: 'skipped', message: skippedReason, count: 1 }] : [],
     inconclusive: 0,
   };
