@@ -12,6 +12,7 @@ import { consoleData, consoleScript, scriptJson, type ConsoleScenario } from './
 import { consoleCss, themeCss } from './docs-theme.ts';
 import { faviconDataUri, faviconIco } from './favicon.ts';
 import { bin, bundledJson, bundledYaml, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
+import { withWorkflowData, withWorkflowGuides } from './docs-workflows.ts';
 import { log, runTool, step } from './steps.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -130,7 +131,7 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
   const guides = groups.find((g) => g.name === 'Guides');
   if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values', ...(derived.changelog ? ['Changelog'] : []));
-  return out;
+  return withWorkflowGuides(out, doc);
 }
 
 export async function buildDocs(): Promise<void> {
@@ -151,7 +152,7 @@ export async function buildDocs(): Promise<void> {
   const script = await step('bundle the docs console (esbuild)', () => consoleScript());
   await step('add the console, the theme fixes and the favicon; keep the page offline (no CDN logo)', () => {
     const html = withPageHeading(withHeadAdditions(withoutRemoteAssets(readFileSync(docsHtml, 'utf8'))), `${String((doc.info as JsonObject).title)} documentation`);
-    writeFileSync(docsHtml, withBodyAdditions(html, scriptJson(consoleData(doc, SCENARIOS)), script));
+    writeFileSync(docsHtml, withWorkflowData(withBodyAdditions(html, scriptJson(consoleData(doc, SCENARIOS)), script), doc));
     writeFileSync(docsFavicon, faviconIco());
     // The page links the spec as ../openapi.{yaml,json}: served by the sandbox at /openapi.*, and next to
     // dist/docs/ for a reader who opens the built file directly.

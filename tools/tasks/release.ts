@@ -16,10 +16,10 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { baselinePath, checkBreaking, writeBaseline } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { buildContract } from '../lib/contract.ts';
+import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { recordRelease } from '../lib/docs-changelog.ts';
 import { packPackage, type PackedPackage } from '../lib/pack.ts';
@@ -41,8 +41,8 @@ async function build(withGate: boolean): Promise<void> {
     const result = await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
     log(`\n${result.report}\n`);
   }
+  await buildWorkflows();
   await buildDocs();
-  await lintAdminSpec();
   await generateCode({ check: Boolean(process.env.CI) });
   await compilePackages();
 }

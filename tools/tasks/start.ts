@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { jsonLogger } from '../../packages/sandbox/src/http.ts';
 import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
-import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { buildContract } from '../lib/contract.ts';
+import { buildWorkflows } from '../lib/workflows.ts';
 import { demoOrganization } from '../lib/demo-organization.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { docsSiteFiles } from '../lib/docs-site.ts';
@@ -21,8 +21,8 @@ await main(async () => {
   const stop = stopSignals();
   const wanted = parsePort(process.env.PORT, 8080, 'PORT');
   await buildContract();
+  await buildWorkflows();
   await buildDocs();
-  await lintAdminSpec();
 
   const dataDir = join(root, '.sandbox-data');
   mkdirSync(dataDir, { recursive: true });

@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildContract } from '../lib/contract.ts';
+import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { checkBreaking } from '../lib/breaking/gate.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { ensureChromium } from '../lib/chromium.ts';
@@ -32,8 +32,8 @@ try {
   await step(`install ${INTEROP_TOOLS.join(', ')} (tools/interop)`, () => INTEROP_TOOLS.forEach(ensureInteropTool));
   await buildContract();
   await step('breaking-change gate (spec vs openapi/released)', () => checkBreaking());
+  await buildWorkflows();
   await buildDocs();
-  await lintAdminSpec();
   await generateCode({ check: Boolean(process.env.CI) });
   await compilePackages();
 } catch (err) {

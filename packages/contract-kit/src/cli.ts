@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The contract kit as a command: parse the options, run, print the summary on stdout (progress on stderr),
 // write the JSON/JUnit reports, exit 0 (no failures), 1 (failures) or 2 (usage error).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { HELP, parseCli } from './args.ts';
+import { writeReports } from './report/write.ts';
 import { stderrProgress } from './progress.ts';
 import { toJson } from './report/json.ts';
 import { toJunit } from './report/junit.ts';
@@ -18,6 +17,8 @@ function listChecks(): string {
 async function main(argv: string[]): Promise<number> {
   // `client -- <command>`: contract tests of a client (client-mode/), a command of its own.
   if (argv[0] === 'client') return (await import('./client-mode/cli.ts')).clientMain(argv.slice(1));
+  // `workflows`: the provider's Arazzo workflows run with Respect (workflows/).
+  if (argv[0] === 'workflows') return (await import('./workflows/cli.ts')).workflowsMain(argv.slice(1));
   let parsed;
   try {
     parsed = parseCli(argv);
@@ -45,16 +46,13 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   process.stdout.write(renderSummary(report));
-  for (const [file, text] of [
-    [options.json, () => toJson(report)],
-    [options.junit, () => toJunit(report)],
-  ] as const) {
-    if (!file) continue;
-    const path = resolve(file);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text());
-    process.stderr.write(`contract-kit: wrote ${path}\n`);
-  }
+  writeReports(
+    [
+      [options.json, () => toJson(report)],
+      [options.junit, () => toJunit(report)],
+    ],
+    'contract-kit',
+  );
   return report.verdict === 'failed' ? 1 : 0;
 }
 

@@ -3,8 +3,10 @@
 // server-rendered HTML (the page has loaded and the main thread is idle): changing that DOM earlier would
 // make React's hydration see a mismatch.
 import type { ConsoleData } from '../docs-console.ts';
+import type { WorkflowPageData } from '../docs-workflows.ts';
 import { applyA11yFixes } from './a11y.ts';
 import { startConsole } from './console.ts';
+import { startWorkflowConsole } from './console-workflow.ts';
 
 function afterHydration(run: () => void): void {
   const idle = () => requestIdleCallback(run, { timeout: 2_000 });
@@ -26,4 +28,6 @@ afterHydration(() => {
 
   const json = document.getElementById('try-it-data')?.textContent;
   if (json) startConsole(JSON.parse(json) as ConsoleData);
+  const workflows = document.getElementById('workflow-data')?.textContent;
+  if (workflows) startWorkflowConsole(JSON.parse(workflows) as WorkflowPageData);
 });

@@ -3,10 +3,9 @@
 // runs the command once per scenario with the URL, key and scenario in its environment, audits what it
 // sent (the sandbox's traffic journal) and reports. Exit 0: no finding; 1: a finding or a scenario that
 // could not be judged; 2: usage.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSandbox } from '@payments/sandbox';
+import { writeReports } from '../report/write.ts';
 import { commandDrive } from './command.ts';
 import { renderClientSummary, stderrClientProgress, toClientJson, toClientJunit } from './report.ts';
 import { runClientMode } from './run.ts';
@@ -129,16 +128,13 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
       progress: stderrClientProgress(),
     });
     process.stdout.write(renderClientSummary(report));
-    for (const [file, text] of [
-      [options.json, () => toClientJson(report)],
-      [options.junit, () => toClientJunit(report)],
-    ] as const) {
-      if (!file) continue;
-      const path = resolve(file);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, text());
-      process.stderr.write(`contract-kit client: wrote ${path}\n`);
-    }
+    writeReports(
+      [
+        [options.json, () => toClientJson(report)],
+        [options.junit, () => toClientJunit(report)],
+      ],
+      'contract-kit client',
+    );
     return report.totals.failed > 0 ? 1 : 0;
   } finally {
     await sandbox?.close();

@@ -1,0 +1,108 @@
+// `payments-contract-kit workflows`: the provider's Arazzo workflows (shipped in @payments/spec) run with Respect
+// against a fresh sandbox (default), a sandbox, a server or Prism; summary on stdout, progress on stderr, JSON and
+// JUnit reports. Exit 0 passed, 1 a workflow failed, 2 usage.
+import { parseArgs } from 'node:util';
+import { writeReports } from '../report/write.ts';
+import { renderWorkflowSummary, workflowJson, workflowJunit } from './report.ts';
+import { RespectMissing } from './respect.ts';
+import { runWorkflows, WorkflowUsageError, type WorkflowRunOptions } from './run.ts';
+
+export const WORKFLOWS_HELP = `The provider's flows as Arazzo workflows (@payments/spec's workflows/), run with Redocly Respect.
+
+Usage:
+  payments-contract-kit workflows [--server URL] [--admin-url URL --admin-token T] [--api-key KEY]
+                                  [--workflow id ...] [--target auto|prism|server] [--json F] [--junit F]
+
+  (no --server)          a fresh sandbox is started in memory, every workflow runs, the sandbox stops
+  --server URL           the public API: a sandbox, a staging server or Prism's mock (npm run mock)
+  --admin-url URL        the sandbox's admin API (default: --server); with --admin-token the workflows that set a
+  --admin-token T        provider state (a fault, a review, a product switch, a test clock) run; without, they are
+                         not applicable ($SANDBOX_ADMIN_TOKEN is read too)
+  --api-key KEY          the key for the workflows that take one ($PAYMENTS_API_KEY; default with the admin API: a
+                         new organization's, every product on)
+  --workflow id          only this workflow (repeatable)
+  --target T             auto (default: the admin API answers → server; Prefer: code=… honoured → Prism), prism, server
+  --run-id ID            makes Idempotency-Keys and names new (default: random, printed)
+  --json F, --junit F    reports (JUnit: one suite per workflow, one testcase per step)
+  --timeout-ms N         per request (default 10000)
+  --verbose              Respect's own output per file
+  -h, --help             this help
+
+Against Prism only the steps marked x-mock (criteria a stateless mock can meet) run; the others are reported
+not applicable, never passed. Needs redocly (@redocly/cli ≥ 2.77) next to the kit, or $REDOCLY_BIN.
+`;
+
+function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: string; verbose: boolean }) | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      server: { type: 'string' },
+      'admin-url': { type: 'string' },
+      'admin-token': { type: 'string' },
+      'api-key': { type: 'string' },
+      workflow: { type: 'string', multiple: true },
+      target: { type: 'string', default: 'auto' },
+      'run-id': { type: 'string' },
+      json: { type: 'string' },
+      junit: { type: 'string' },
+      'timeout-ms': { type: 'string', default: '10000' },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const target = values.target;
+  if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new WorkflowUsageError(`--target must be auto, prism or server (got ${target})`);
+  const timeoutMs = Number(values['timeout-ms']);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new WorkflowUsageError('--timeout-ms must be a positive integer');
+  return {
+    server: values.server?.replace(/\/+$/, ''),
+    adminUrl: values['admin-url']?.replace(/\/+$/, ''),
+    adminToken: values['admin-token'] ?? (values.server ? process.env.SANDBOX_ADMIN_TOKEN : undefined),
+    apiKey: values['api-key'] ?? process.env.PAYMENTS_API_KEY,
+    workflows: values.workflow ?? [],
+    target,
+    runId: values['run-id'],
+    timeoutMs,
+    ...(values.json ? { json: values.json } : {}),
+    ...(values.junit ? { junit: values.junit } : {}),
+    verbose: values.verbose,
+  };
+}
+
+export async function workflowsMain(argv: string[]): Promise<number> {
+  let options;
+  try {
+    options = parse(argv);
+  } catch (err) {
+    if (!(err instanceof Error) || !(err instanceof WorkflowUsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw err;
+    process.stderr.write(`workflows: ${err.message}\nRun with --help for usage.\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(WORKFLOWS_HELP);
+    return 0;
+  }
+  let report;
+  try {
+    report = await runWorkflows({
+      ...options,
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+      ...(options.verbose ? { onRespectOutput: (file: string, output: string) => process.stderr.write(`── respect: ${file}\n${output}\n`) } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowUsageError || err instanceof RespectMissing)) throw err;
+    process.stderr.write(`workflows: ${err.message}\n`);
+    return 2;
+  }
+  process.stdout.write(renderWorkflowSummary(report));
+  writeReports(
+    [
+      [options.json, () => workflowJson(report)],
+      [options.junit, () => workflowJunit(report)],
+    ],
+    'workflows',
+  );
+  return report.verdict === 'failed' ? 1 : 0;
+}

@@ -1,0 +1,93 @@
+// Respect's JSON log → one result per workflow and step: passed, failed (with the criteria that failed, named),
+// not run (an earlier step failed, so Respect stopped), or not applicable (the target cannot honour it; never
+// counted as passed).
+import type { RespectCheck, RespectStep, RespectWorkflow } from './respect.ts';
+import type { Workflow } from './model.ts';
+
+export type StepStatus = 'passed' | 'failed' | 'not-run' | 'not-applicable';
+/** `partial`: every step that ran passed, and some steps did not apply to the target (never counted as passed). */
+export type WorkflowStatus = 'passed' | 'partial' | 'failed' | 'not-applicable';
+
+export interface FailedCheck {
+  /** Respect's check: `success criteria check`, `status code check`, `schema check`, … */
+  name: string;
+  /** The criterion's condition as written in the workflow, when it is one. */
+  condition?: string;
+  message: string;
+}
+
+export interface StepResult {
+  /** `organization › createApiKey` for the steps of a child workflow. */
+  stepId: string;
+  status: StepStatus;
+  request?: { method: string; url: string };
+  statusCode?: number;
+  failed: FailedCheck[];
+  durationMs: number;
+  /** Why a step did not apply to the target. */
+  reason?: string;
+}
+
+export interface WorkflowResult {
+  workflowId: string;
+  file: string;
+  summary: string;
+  section: string;
+  status: WorkflowStatus;
+  /** Why the workflow, or some of its steps, did not apply to the target. */
+  reason?: string;
+  steps: StepResult[];
+  durationMs: number;
+}
+
+const failedChecks = (checks: RespectCheck[] | undefined): FailedCheck[] =>
+  (checks ?? [])
+    .filter((c) => !c.passed)
+    .map((c) => ({ name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim() }));
+
+function flatten(step: RespectStep, prefix = ''): StepResult[] {
+  const id = `${prefix}${step.stepId}`;
+  if (step.type === 'workflow') {
+    const children = (step.executedSteps ?? []).flatMap((s) => flatten(s, `${id} › `));
+    return children.length > 0 ? children : [{ stepId: id, status: 'failed', failed: [{ name: 'child workflow', message: 'the child workflow ran no step' }], durationMs: 0 }];
+  }
+  const failed = failedChecks(step.checks);
+  return [
+    {
+      stepId: id,
+      status: failed.length > 0 || step.status === 'error' ? 'failed' : 'passed',
+      ...(step.request ? { request: { method: step.request.method.toUpperCase(), url: step.request.url } } : {}),
+      ...(step.response ? { statusCode: step.response.statusCode } : {}),
+      failed,
+      durationMs: step.totalTimeMs ?? 0,
+    },
+  ];
+}
+
+const base = (w: Workflow, file: string) => ({ workflowId: w.workflowId, file, summary: w.summary ?? '', section: w['x-provider-section'] ?? '' });
+
+/** A workflow Respect ran (possibly only some of its steps: `skipped` are the ones left out, with their reason). */
+export function workflowResult(w: Workflow, file: string, executed: RespectWorkflow | undefined, skipped: Map<string, string> = new Map()): WorkflowResult {
+  const ran = executed ? executed.executedSteps.flatMap((s) => flatten(s)) : [];
+  const seen = new Set(ran.map((s) => s.stepId.split(' › ')[0]));
+  const steps: StepResult[] = [...ran];
+  for (const s of w.steps) {
+    if (seen.has(s.stepId)) continue;
+    const reason = skipped.get(s.stepId);
+    steps.push(reason ? { stepId: s.stepId, status: 'not-applicable', failed: [], durationMs: 0, reason } : { stepId: s.stepId, status: 'not-run', failed: [], durationMs: 0 });
+  }
+  const order = new Map(w.steps.map((s, i) => [s.stepId, i]));
+  steps.sort((a, b) => (order.get(a.stepId.split(' › ')[0]!) ?? 0) - (order.get(b.stepId.split(' › ')[0]!) ?? 0));
+  const failed = !executed || executed.status !== 'success' || steps.some((s) => s.status === 'failed' || s.status === 'not-run');
+  return {
+    ...base(w, file),
+    status: failed ? 'failed' : skipped.size > 0 ? 'partial' : 'passed',
+    ...(skipped.size > 0 ? { reason: [...new Set(skipped.values())].join('; ') } : {}),
+    steps,
+    durationMs: executed?.totalTimeMs ?? 0,
+  };
+}
+
+export function notApplicable(w: Workflow, file: string, reason: string): WorkflowResult {
+  return { ...base(w, file), status: 'not-applicable', reason, steps: w.steps.map((s) => ({ stepId: s.stepId, status: 'not-applicable', failed: [], durationMs: 0, reason })), durationMs: 0 };
+}

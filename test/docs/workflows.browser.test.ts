@@ -1,0 +1,126 @@
+// The workflows in the rendered docs, in headless Chromium, served by the sandbox (as npm start does: same origin,
+// demo key): a workflow's guide page shows the provider's rule, its inputs and its steps with their criteria; an
+// operation page links to the workflows using it; the page's workflow runner runs a workflow against the
+// sandbox one step at a time, each step's answer and criteria shown as it comes; a workflow that needs the admin
+// API is not run from the page (the admin token never enters it); axe-core finds no critical or serious violation
+// with the runner open. Screenshots go to .reports/docs/.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { loadSpec } from '@payments/spec';
+import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
+import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/lib/chromium.ts';
+import { demoOrganization } from '../../tools/lib/demo-organization.ts';
+import { workflowConsoleData, workflowRoute } from '../../tools/lib/docs-workflows.ts';
+import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
+import { root } from '../../tools/lib/paths.ts';
+import { axeSummary, runAxe } from './axe.ts';
+
+const SHOTS = join(root, '.reports', 'docs');
+const WAIT_MS = 5_000;
+const workflows = workflowConsoleData(loadSpec());
+
+let sandbox: RunningSandbox | undefined;
+let browser: LaunchedChromium | undefined;
+let page: Page;
+let docsUrl = '';
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const key = generateApiKey();
+  sandbox = await startSandbox({ staticFiles: docsSiteFiles({ demoApiKey: key.key }) });
+  await demoOrganization(sandbox, key);
+  docsUrl = `${sandbox.url}/docs/`;
+  browser = await launchChromium();
+  browser.context.setDefaultTimeout(WAIT_MS * 2);
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1400, height: 900 });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+});
+afterAll(async () => {
+  await browser?.close();
+  await sandbox?.close();
+});
+
+async function openRoute(route: string): Promise<void> {
+  await page.goto(`${docsUrl}#${route}`, { timeout: WAIT_MS * 6 });
+  await page.locator(`main [data-section-id="${route}"]`).first().waitFor({ state: 'attached', timeout: WAIT_MS * 2 });
+}
+
+const section = (route: string) => page.locator(`main [data-section-id="${route}"]`).first();
+
+describe('workflows in the docs', () => {
+  it('a workflow page shows the rule, the inputs and each step with its request and criteria', { timeout: 120_000 }, async () => {
+    const pix = workflows.find((w) => w.workflowId === 'pix-payout')!;
+    await openRoute(workflowRoute('pix-payout'));
+    const text = await section(workflowRoute('pix-payout')).innerText();
+    expect(text).toContain("The provider's rule:");
+    expect(text).toContain('Success is 201 with a transfer object carrying a status');
+    expect(text).toContain('Inputs');
+    for (const [i, step] of pix.steps.entries()) {
+      expect(text).toContain(`${step.stepId}: ${step.method} ${step.path}`);
+      expect(text.indexOf(step.stepId)).toBeGreaterThan(i === 0 ? -1 : text.indexOf(pix.steps[i - 1]!.stepId));
+      for (const c of step.criteria) expect(text).toContain(c.condition);
+    }
+    await page.screenshot({ path: join(SHOTS, 'workflow-page.png') });
+  });
+
+  it('an operation page links to the workflows using it', { timeout: 60_000 }, async () => {
+    await openRoute('/banking/createtransfer');
+    const link = section('/banking/createtransfer').locator(`a[href="#${workflowRoute('transfer-503-retry')}"]`);
+    await expect(link.count()).resolves.toBe(1);
+  });
+
+  it('the runner runs a workflow step by step against the sandbox, each answer shown as it comes', { timeout: 120_000 }, async () => {
+    const flow = workflows.find((w) => w.workflowId === 'transfer-same-key-replay')!;
+    expect(flow.runnable).toBe(true);
+    await openRoute(workflowRoute(flow.workflowId));
+    await section(workflowRoute(flow.workflowId)).locator(`a[href="#workflow/${flow.workflowId}"]`).click();
+    const panel = page.locator('#workflow-run');
+    await panel.waitFor({ state: 'visible' });
+    await expect.poll(() => panel.locator('#wr-api-key').inputValue(), { timeout: WAIT_MS }).toMatch(/^svc_live_/);
+    const items = panel.locator('ol > li');
+    await expect(items.count()).resolves.toBe(flow.steps.length);
+    for (let i = 0; i < flow.steps.length; i++) {
+      await panel.getByRole('button', { name: 'Run next step' }).click();
+      await expect.poll(() => items.nth(i).locator('.wr-status').innerText(), { timeout: WAIT_MS * 2 }).toBe('passed');
+      // Only the steps run so far have an answer: the next one is still waiting.
+      if (i + 1 < flow.steps.length) await expect(items.nth(i + 1).locator('.wr-status').innerText()).resolves.toBe('not run');
+      await expect(items.nth(i).locator('pre').nth(1).innerText()).resolves.toMatch(/^201\n/);
+      if (i === 1) await page.screenshot({ path: join(SHOTS, 'workflow-console-step.png') });
+    }
+    // The replay's answer is the first transfer: the same id in both answers, the criterion met.
+    const bodies = await items.locator('pre:nth-of-type(2)').allInnerTexts();
+    const id = (text: string) => JSON.parse(text.slice(text.indexOf('\n') + 1)).id as string;
+    expect(id(bodies[2]!)).toBe(id(bodies[1]!));
+    await expect(items.nth(2).locator('li.wr-failed').count()).resolves.toBe(0);
+    await expect(panel.getByRole('button', { name: 'Run next step' }).isDisabled()).resolves.toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'workflow-console-done.png') });
+    // The page with the runner open: no critical or serious axe-core violation (the panel's own and the guide's).
+    const violations = (await runAxe(page, 'workflow runner')).filter((v) => v.impact === 'critical' || v.impact === 'serious');
+    expect(violations, axeSummary(['workflow runner'], violations)).toEqual([]);
+  });
+
+  it('a step whose criterion fails is shown failed, with the criterion, and the run stops', { timeout: 60_000 }, async () => {
+    await openRoute(workflowRoute('pix-payout'));
+    await section(workflowRoute('pix-payout')).locator('a[href="#workflow/pix-payout"]').click();
+    const panel = page.locator('#workflow-run');
+    await panel.locator('#wr-api-key').fill('svc_live_notakeyofanyorganization000000');
+    await panel.getByRole('button', { name: 'Run the rest' }).click();
+    const first = panel.locator('ol > li').first();
+    await expect.poll(() => first.locator('.wr-status').innerText(), { timeout: WAIT_MS * 2 }).toBe('failed');
+    await expect(first.locator('li.wr-failed').first().innerText()).resolves.toContain('$statusCode == 201');
+    await expect(panel.locator('ol > li').nth(1).locator('.wr-status').innerText()).resolves.toBe('not run');
+  });
+
+  it('a workflow that needs the admin API is not run from the page', { timeout: 60_000 }, async () => {
+    await openRoute(workflowRoute('transfer-503-retry'));
+    const text = await section(workflowRoute('transfer-503-retry')).innerText();
+    expect(text).toContain('npm run workflows -- --workflow transfer-503-retry');
+    expect(await section(workflowRoute('transfer-503-retry')).locator('a[href="#workflow/transfer-503-retry"]').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});
