@@ -6,7 +6,10 @@
 // keep every POST a first request. Nothing here is a second copy of the store's SQL: the statements are
 // the ones the store sent. They are a lone request's: under load the store shares its statements outside a
 // transaction between the requests of one event-loop turn (postgres-per-turn.ts), so a GET can go beyond
-// this figure; a POST's transaction is its own.
+// this figure; a POST's transaction is its own. The statements the store sent while another of the
+// request's was still in flight (its pipelined transaction) count as one round trip, and pgbench sends them
+// in one pipeline (\startpipeline … \endpipeline) too. The sandbox bench runs pgCeiling() on its own server
+// after its rounds, so each PostgreSQL row reads as a share of it.
 //
 //   node tools/launch.mjs bench-pg-ceiling [-- --seconds 10 --clients 32]
 import { spawnSync } from 'node:child_process';

@@ -61,7 +61,7 @@ export function throughputTable(rows: Rows, servers: readonly ServerId[]): strin
         fmtMs(median(pick(results, (r) => r.p99))),
         server === referenceOf(op) ? '1.00× (ref)' : fmtX(median(rps) / ref),
         fmtPct(serverCpu),
-        server.startsWith('sandbox-postgres') ? fmtPct(median(pick(results, (r) => r.dbCpu))) : '',
+        server.includes('postgres') ? fmtPct(median(pick(results, (r) => r.dbCpu))) : '',
         Number.isFinite(cpuPerReq) ? `${Math.round(cpuPerReq)}` : '-',
         fmtPct(median(pick(results, (r) => r.loadgenCpu))),
         fmtPct(median(pick(results, (r) => r.harnessCpu ?? Number.NaN))),
@@ -181,7 +181,7 @@ export function postgresVerdict(rows: Rows, server: ServerId, ceiling: Ceiling |
 
 /** Each PostgreSQL row as a share of what PostgreSQL alone does with the same statements, in the same run. */
 export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: Ceiling): string {
-  const pgServers = servers.filter((s) => s.startsWith('sandbox-postgres'));
+  const pgServers = servers.filter((s) => s.includes('postgres'));
   const body = (Object.keys(ceiling) as OpId[]).map((op) => {
     const c = ceiling[op]!;
     return [opLabel[op], `${c.statements} in ${c.roundTrips}`, fmtRps(c.tps), ...pgServers.map((s) => `${fmtRps(medianRps(rows, op, s))} (${fmtX(medianRps(rows, op, s) / c.tps)})`)];

@@ -21,7 +21,8 @@
 // to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
 // --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
 // throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
-// measured as one more server, embedded), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
+// measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
+// own), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
 // pool; the store's default otherwise), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
 // 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr. The SQLite files and the
@@ -82,6 +83,7 @@ const { values: args } = parseArgs({
     profile: { type: 'string', default: 'auto' },
     'profile-ms': { type: 'string' },
     candidate: { type: 'string' },
+    'candidate-postgres': { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
     'pg-pool': { type: 'string' },
     log: { type: 'boolean', default: false },
@@ -531,6 +533,9 @@ try {
   if (candidate) {
     candidateTarget = await startSandboxTarget('candidate-sqlite', { file: join(tempDir, 'candidate.db') }, { module: candidate });
     targets.push(candidateTarget);
+    if (pg && args['candidate-postgres']) {
+      targets.push(await startSandboxTarget('candidate-postgres', { databaseUrl: await pg.createDatabase('sandbox_candidate') }, { module: candidate, dbParent: postmasterOf(pg) }));
+    }
   }
   targets.push({ id: 'prism', url: prism!.url, pid: prism!.pid, dbParent: () => undefined, stop: prism!.stop, gone: watchExit(prism!.exited, prism!.output) });
   const bare = await startServer('bare', { kind: 'bare' });
