@@ -25,13 +25,14 @@ export const opLabel: Record<OpId, string> = {
   'transfer-replay': 'POST transfer, replay',
 };
 
-export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'candidate-sqlite', 'prism', 'bare'] as const;
+export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'candidate-sqlite', 'candidate-postgres', 'prism', 'bare'] as const;
 export type ServerId = (typeof SERVERS)[number];
 export const serverLabel: Record<ServerId, string> = {
   'sandbox-sqlite': 'sandbox, embedded node:sqlite (file)',
   'sandbox-postgres': 'sandbox, PostgreSQL (fsync on)',
   'sandbox-postgres-x2': 'two sandbox processes on one PostgreSQL database, connections split between them',
   'candidate-sqlite': 'a scratch copy of the sandbox (--candidate), node:sqlite (file): informational',
+  'candidate-postgres': 'the scratch copy on PostgreSQL (--candidate with --candidate-postgres), a database of its own: informational',
   prism: 'Prism mock (stateless)',
   bare: 'bare node:http, fixed JSON (GET only)',
 };

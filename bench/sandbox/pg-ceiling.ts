@@ -6,7 +6,10 @@
 // keep every POST a first request. Nothing here is a second copy of the store's SQL: the statements are
 // the ones the store sent. They are a lone request's: under load the store shares its statements outside a
 // transaction between the requests of one event-loop turn (postgres-per-turn.ts), so a GET can go beyond
-// this figure; a POST's transaction is its own.
+// this figure; a POST's transaction is its own. The statements the store sent while another of the
+// request's was still in flight (its pipelined transaction) count as one round trip, and pgbench sends them
+// in one pipeline (\startpipeline … \endpipeline) too. The sandbox bench runs pgCeiling() on its own server
+// after its rounds, so each PostgreSQL row reads as a share of it.
 //
 //   node tools/launch.mjs bench-pg-ceiling [-- --seconds 10 --clients 32]
 import { spawnSync } from 'node:child_process';
@@ -21,7 +24,6 @@ import { BALANCE_SLOTS, createPostgresStore } from '../../packages/sandbox/src/s
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '32' } } });
 /**
  * Which parameter of `text` is the balance slot (an INSERT INTO balances whose VALUES follow its column
  * list, read from the statement itself), or -1.
@@ -37,19 +39,37 @@ function balanceSlotParam(text: string): number {
 const RECORDINGS = 64;
 const progress = (message: string) => process.stderr.write(`[pg-ceiling] ${message}\n`);
 
-/** Every statement a pg client sends while `recording` is set, with its values. */
-interface Sent {
+/**
+ * Every statement a pg client sends while `recording` is set, with its values, and the round trip it went
+ * in: a statement sent while none of the request's statements is awaiting its answer starts a new one (the
+ * request waited for the database before it); one sent while another is in flight (pipelined) joins it.
+ */
+export interface Sent {
   text: string;
   values: unknown[];
+  roundTrip: number;
 }
 let recording: Sent[] | undefined;
+let inFlight = 0;
+let roundTrips = 0;
 // The store's own pg (the sandbox package's dependency): its Client is what the store's pool uses.
 const pg = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as { Client: { prototype: { query: (...a: unknown[]) => unknown } } };
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
   const [config, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-  if (recording) recording.push(typeof config === 'string' ? { text: config, values: values ?? [] } : { text: config.text, values: config.values ?? [] });
-  return query.apply(this, a);
+  if (!recording) return query.apply(this, a);
+  if (inFlight++ === 0) roundTrips++;
+  recording.push({ ...(typeof config === 'string' ? { text: config, values: values ?? [] } : { text: config.text, values: config.values ?? [] }), roundTrip: roundTrips });
+  const done = () => void inFlight--;
+  const callback = a.findIndex((arg) => typeof arg === 'function');
+  if (callback >= 0) {
+    const answer = a[callback] as (...r: unknown[]) => unknown;
+    a[callback] = (...r: unknown[]) => (done(), answer(...r));
+    return query.apply(this, a);
+  }
+  const result = query.apply(this, a) as Promise<unknown>;
+  result.then(done, done);
+  return result;
 };
 
 /**
@@ -83,28 +103,59 @@ function pgbenchScript(recordings: Sent[][], perTransaction: string[]): string {
     lines.push(`\\set ${name} random(${Math.min(...integers)}, ${Math.max(...integers)})`);
     return `:${name}`;
   };
-  template.forEach(({ text }, statement) => {
+  // Statements the store sent together (one round trip) are sent together here too (a pgbench pipeline).
+  const together = (trip: number) => template.filter((s) => s.roundTrip === trip).length > 1;
+  template.forEach(({ text, roundTrip }, statement) => {
+    if (together(roundTrip) && template[statement - 1]?.roundTrip !== roundTrip) lines.push('\\startpipeline');
     const inlined = text.replace(/\$(\d+)/g, (_, i: string) => value(statement, Number(i) - 1));
     lines.push(`${inlined.replace(/\s+/g, ' ').trim()};`);
+    if (together(roundTrip) && template[statement + 1]?.roundTrip !== roundTrip) lines.push('\\endpipeline');
   });
   return lines.join('\n') + '\n';
 }
 
-function pgbench(url: string, script: string, work: string): string {
+/** What pgbench did with one request's statements. */
+export interface CeilingRow {
+  name: 'POST transfer, new key' | 'POST transfer, replay' | 'GET balance';
+  statements: number;
+  roundTrips: number;
+  tps: number;
+  latencyMs: number;
+  /** The statements of one recording, each with its round trip. */
+  sent: Sent[];
+}
+
+function pgbench(url: string, script: string, work: string, options: CeilingOptions): { tps: number; latencyMs: number } {
   const file = join(work, 'script.sql');
   writeFileSync(file, script);
-  const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', args.clients, '-j', '2', '-T', args.seconds, '-f', file, url], { encoding: 'utf8' });
+  const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', '2', '-T', String(options.seconds), '-f', file, url], { encoding: 'utf8' });
   if (run.error) throw new Error(`pgbench: ${run.error.message} (it ships with the PostgreSQL client package)`);
   const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
   const latency = /latency average = ([\d.]+) ms/.exec(run.stdout)?.[1];
   if (!tps) throw new Error(`pgbench failed:\n${run.stdout}\n${run.stderr}`);
-  return `${Math.round(Number(tps)).toLocaleString('en-US').padStart(8)} tps   ${latency} ms average latency`;
+  return { tps: Number(tps), latencyMs: Number(latency) };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'pg-ceiling-'));
-const server = await startThrowawayPostgres({ settings: { fsync: 'on', synchronous_commit: 'on' } });
-try {
-  const sandbox = await startSandbox({ store: createPostgresStore({ url: server.url }), port: 0, host: '127.0.0.1' });
+export interface CeilingOptions {
+  seconds: number;
+  clients: number;
+}
+
+/**
+ * The ceiling on the database at `url` (a database of its own: the sandbox migrates it and makes an
+ * organization there): records each request's statements through an in-process sandbox, then runs pgbench.
+ */
+export async function pgCeiling(url: string, options: CeilingOptions): Promise<CeilingRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'pg-ceiling-'));
+  const store = createPostgresStore({ url });
+  const sandbox = await startSandbox({ store, port: 0, host: '127.0.0.1' });
+  let open = true;
+  const close = async () => {
+    if (!open) return;
+    open = false;
+    await sandbox.close();
+    await store.close();
+  };
   try {
     const key = await demoOrganization(sandbox, generateApiKey());
     const api = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
@@ -119,6 +170,7 @@ try {
       const runs: { body: Record<string, unknown>; sent: Sent[] }[] = [];
       for (let run = 0; run < times; run++) {
         recording = [];
+        roundTrips = 0;
         const response = await request(run);
         const sent = recording;
         recording = undefined;
@@ -132,23 +184,39 @@ try {
     const posts = await record(RECORDINGS, (run) => transfer(`ceiling-${run}`));
     const replays = await record(RECORDINGS, () => transfer('ceiling-0'));
     const balances = await record(RECORDINGS, () => api('GET', '/v1/banking/balance'));
-    const rows: [string, Sent[][], string[]][] = [
+    await close(); // not competing with pgbench
+    const recorded: [CeilingRow['name'], Sent[][], string[]][] = [
       ['POST transfer, new key', posts.map((r) => r.sent), ['ceiling-0', String(posts[0]!.body.id)]],
       ['POST transfer, replay', replays.map((r) => r.sent), []],
       ['GET balance', balances.map((r) => r.sent), []],
     ];
-    console.log(`\nPostgreSQL alone with the sandbox's statements (pgbench, ${args.clients} clients, prepared, fsync and synchronous_commit on, ${args.seconds} s each)\n`);
-    for (const [name, recordings, ids] of rows) {
+    return recorded.map(([name, recordings, ids]) => {
       const sent = recordings[0]!;
-      progress(`${name}: ${sent.length} statements (${sent.filter((s) => /^(BEGIN|COMMIT)$/.test(s.text)).length} of them BEGIN/COMMIT)`);
-      console.log(`${name.padEnd(24)} ${String(sent.length).padStart(2)} statements  ${pgbench(server.url, pgbenchScript(recordings, ids), work)}`);
-    }
-    console.log('\nThe statements of each request, in order:');
-    for (const [name, [sent]] of rows) console.log(`  ${name}: ${sent!.map((s) => s.text.replace(/\s+/g, ' ').slice(0, 60)).join(' | ')}`);
+      progress(`${name}: ${sent.length} statements in ${sent.at(-1)!.roundTrip} round trips, pgbench for ${options.seconds} s`);
+      return { name, statements: sent.length, roundTrips: sent.at(-1)!.roundTrip, sent, ...pgbench(url, pgbenchScript(recordings, ids), work, options) };
+    });
   } finally {
-    await sandbox.close();
+    await close();
+    rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  await server.stop();
-  rmSync(work, { recursive: true, force: true });
+}
+
+if (import.meta.main) {
+  const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '32' } } });
+  const options = { seconds: Number(args.seconds), clients: Number(args.clients) };
+  const server = await startThrowawayPostgres({ settings: { fsync: 'on', synchronous_commit: 'on' } });
+  try {
+    const rows = await pgCeiling(server.url, options);
+    console.log(`\nPostgreSQL alone with the sandbox's statements (pgbench, ${options.clients} clients, prepared, fsync and synchronous_commit on, ${options.seconds} s each)\n`);
+    for (const r of rows) {
+      console.log(`${r.name.padEnd(24)} ${String(r.statements).padStart(2)} statements in ${String(r.roundTrips).padStart(2)} round trips  ${Math.round(r.tps).toLocaleString('en-US').padStart(8)} tps   ${r.latencyMs} ms average latency`);
+    }
+    console.log('\nThe statements of each request, in order, by round trip (a number: sent together, then waited for):');
+    for (const r of rows) {
+      console.log(`  ${r.name}: ${r.statements} statements in ${r.roundTrips} round trips`);
+      for (const s of r.sent) console.log(`    ${String(s.roundTrip).padStart(2)}  ${s.text.replace(/\s+/g, ' ').slice(0, 110)}`);
+    }
+  } finally {
+    await server.stop();
+  }
 }

@@ -21,7 +21,9 @@
 // to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
 // --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
 // throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
-// measured as one more server, embedded), --skip-postgres, --log (the sandbox writes its JSON request log
+// measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
+// own), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
+// pool; the store's default otherwise), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
 // 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr. The SQLite files and the
 // PostgreSQL cluster live under the system's temp folder (the SQLite one is printed at the start):
@@ -40,11 +42,13 @@ import { runRounds, type Contender } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import { forkService, type Service } from '../lib/service.ts';
 import { BALANCE_PATH, isBalance, opLabel, OPS, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
+import { pgCeiling, type CeilingRow } from './pg-ceiling.ts';
 import { seedTransfers } from './seed.ts';
 import { summarizeProfile } from './profile.ts';
 import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
 import {
   balanceScaleVerdict,
+  ceilingTable,
   embeddedVerdict,
   legend,
   medianRps,
@@ -54,6 +58,7 @@ import {
   TARGETS,
   rssVerdict,
   throughputTable,
+  type Ceiling,
   type MemoryRow,
   type Rows,
   type Verdict,
@@ -78,7 +83,9 @@ const { values: args } = parseArgs({
     profile: { type: 'string', default: 'auto' },
     'profile-ms': { type: 'string' },
     candidate: { type: 'string' },
+    'candidate-postgres': { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
+    'pg-pool': { type: 'string' },
     log: { type: 'boolean', default: false },
     'budget-s': { type: 'string' },
     'wait-quiet-s': { type: 'string', default: '0' },
@@ -107,6 +114,8 @@ const budgetMs = positive('budget-s', args['budget-s'], quick ? 300 : 900) * 100
 if (!['auto', 'on', 'off'].includes(args.profile)) throw new Error('--profile must be auto, on or off');
 if (args.client !== 'raw' && args.client !== 'http') throw new Error('--client must be raw or http');
 const client: 'raw' | 'http' = args.client;
+/** Connections in each PostgreSQL sandbox's pool (the store's default when not given): for a pool-size sweep. */
+const pgPool = args['pg-pool'] === undefined ? undefined : positive('pg-pool', args['pg-pool'], 16);
 const candidate = args.candidate ? resolve(args.candidate) : undefined;
 if (candidate && !existsSync(candidate)) throw new Error(`--candidate ${candidate} does not exist`);
 
@@ -258,6 +267,7 @@ async function startSandboxTarget(id: ServerId, store: { file: string } | { data
     ...store,
     ...(args.log ? { log: join(tempDir, `${id}-${process.hrtime.bigint()}.log`) } : {}),
     ...(options.module ? { module: options.module } : {}),
+    ...('databaseUrl' in store && pgPool ? { poolSize: pgPool } : {}),
   };
   const target = await startServer(id, config, options);
   target.adminToken = adminToken;
@@ -523,6 +533,9 @@ try {
   if (candidate) {
     candidateTarget = await startSandboxTarget('candidate-sqlite', { file: join(tempDir, 'candidate.db') }, { module: candidate });
     targets.push(candidateTarget);
+    if (pg && args['candidate-postgres']) {
+      targets.push(await startSandboxTarget('candidate-postgres', { databaseUrl: await pg.createDatabase('sandbox_candidate') }, { module: candidate, dbParent: postmasterOf(pg) }));
+    }
   }
   targets.push({ id: 'prism', url: prism!.url, pid: prism!.pid, dbParent: () => undefined, stop: prism!.stop, gone: watchExit(prism!.exited, prism!.output) });
   const bare = await startServer('bare', { kind: 'bare' });
@@ -580,8 +593,19 @@ try {
   // Stop the servers before reporting and profiling: their processes would compete for the CPUs.
   for (const t of targets) await t.stop();
   progress('servers stopped');
+  // PostgreSQL's own ceiling on the same server, in this run: alone with the statements the sandbox sends.
+  let ceiling: Ceiling | undefined;
+  if (pg && performance.now() < deadline) {
+    progress('PostgreSQL alone with the sandbox\'s statements (pg-ceiling.ts)');
+    const measured = await pgCeiling(await pg.createDatabase('sandbox_ceiling'), { seconds: quick ? 3 : 10, clients: concurrency });
+    const ops: Record<CeilingRow['name'], OpId> = { 'POST transfer, new key': 'transfer-new', 'POST transfer, replay': 'transfer-replay', 'GET balance': 'balance' };
+    ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements }]));
+  }
 
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
+  if (ceiling) {
+    out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it\n\n${ceilingTable(rows, servers, ceiling)}\n`);
+  }
   out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
   for (const [id, r] of reached) {
     out(
@@ -607,7 +631,7 @@ try {
   );
 
   const verdicts: Verdict[] = [embeddedVerdict(rows)];
-  for (const id of ['sandbox-postgres', 'sandbox-postgres-x2'] as const) if (rows.has(rowKey('transfer-new', id))) verdicts.push(postgresVerdict(rows, id));
+  for (const id of ['sandbox-postgres', 'sandbox-postgres-x2'] as const) if (rows.has(rowKey('transfer-new', id))) verdicts.push(postgresVerdict(rows, id, ceiling));
   for (const t of targets) if (t.sandbox) verdicts.push(balanceScaleVerdict(rows, t.id));
   const stores: [ServerId, string][] = [['sandbox-sqlite', 'embedded node:sqlite'], ...(pgTarget ? ([['sandbox-postgres', 'PostgreSQL']] as [ServerId, string][]) : [])];
   for (const [id, label] of stores) {

@@ -14,10 +14,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { answer } from '../lib/service.ts';
+import { createPostgresStore } from '../../packages/sandbox/src/store/postgres.ts';
 import { BALANCE_PATH, bareBalanceBody } from './ops.ts';
 
 export type ServerConfig =
-  | { kind: 'sandbox'; file?: string; databaseUrl?: string; adminToken: string; log?: string; module?: string }
+  | { kind: 'sandbox'; file?: string; databaseUrl?: string; poolSize?: number; adminToken: string; log?: string; module?: string }
   | { kind: 'bare' };
 
 export interface ServerReady {
@@ -39,7 +40,13 @@ if (config.kind === 'sandbox') {
   const sandbox = await mod.startSandbox({
     port: 0,
     host: '127.0.0.1',
-    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : config.file ? { file: config.file } : {}),
+    ...(config.databaseUrl && config.poolSize
+      ? { store: createPostgresStore({ url: config.databaseUrl, poolSize: config.poolSize }) }
+      : config.databaseUrl
+        ? { databaseUrl: config.databaseUrl }
+        : config.file
+          ? { file: config.file }
+          : {}),
     adminToken: config.adminToken,
     ...(logStream ? { logger: jsonLogger((text) => logStream.write(text)) } : {}),
   });

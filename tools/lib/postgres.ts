@@ -37,6 +37,8 @@ export interface ThrowawayPostgres {
   dir: string;
   /** A new, empty database in the cluster (`createdb`); its URL. */
   createDatabase(name: string): Promise<string>;
+  /** `pg_ctl restart -m <mode>` (immediate: a crash, recovered from the WAL on start), on the same port. */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
   /** `pg_ctl stop -m fast`, then deletes the folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -337,7 +339,12 @@ export async function startThrowawayPostgres(options: ThrowawayPostgresOptions =
         await runOrThrow('createdb', createdb, ['-h', HOST, '-p', String(port), '-U', 'postgres', name], 30_000, dir);
         return `postgres://postgres@${HOST}:${port}/${name}`;
       };
-      return { url: `postgres://postgres@${HOST}:${port}/postgres`, port, dir, createDatabase, stop };
+      const restart = async (mode: 'fast' | 'immediate') => {
+        const [rcmd, rargs] = pgCtl('restart', '-m', mode, '-l', log, '-w', '-t', String(START_TIMEOUT_S));
+        await runOrThrow('pg_ctl restart', rcmd, rargs, (START_TIMEOUT_S + 15) * 1000, dir);
+        await waitUntilReady(bins, port, log);
+      };
+      return { url: `postgres://postgres@${HOST}:${port}/postgres`, port, dir, createDatabase, restart, stop };
     }
   } catch (err) {
     await stop().catch(() => {});

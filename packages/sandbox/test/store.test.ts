@@ -22,6 +22,7 @@ import {
   type Store,
   type TransferRecord,
 } from '../src/store/index.ts';
+import { KEY_TAKEN } from '../src/store/types.ts';
 
 interface Backend {
   name: string;
@@ -412,6 +413,26 @@ describe.each(backends)('store on $name', (backend) => {
       expect(await tx.claimIdempotency(key('k1'))).toEqual(key('k1'));
       expect(await tx.claimIdempotency(key('k4'))).toEqual({ ...key('k4'), ...result });
       expect(await tx.claimIdempotency(key('k5'))).toBeUndefined(); // undone: free again
+    });
+  });
+
+  it('idempotency: a record written once with its answer; a key taken meanwhile fails the whole transaction (KEY_TAKEN), nothing of it kept', async () => {
+    const done = claim({ key: 'w1', state: 'done', status: 201, body: { id: 'card_w1' }, resolution: null });
+    await store.transaction(async (tx) => {
+      expect(await tx.readIdempotency('org_1', 'createTransfer', 'w1')).toBeUndefined();
+      await tx.insertResource({ id: 'card_w1', organizationId: 'org_1', kind: 'card', idempotencyKey: 'w1', body: {}, createdAt: T0 });
+      await tx.insertIdempotency(done);
+    });
+    expect(await store.transaction((tx) => tx.readIdempotency('org_1', 'createTransfer', 'w1'))).toEqual(done);
+    // A second first request with the key (it read no record): its resource and its record go together.
+    const second = store.transaction(async (tx) => {
+      await tx.insertResource({ id: 'card_w2', organizationId: 'org_1', kind: 'card', idempotencyKey: 'w1', body: {}, createdAt: T0 });
+      await tx.insertIdempotency({ ...done, body: { id: 'card_w2' } });
+    });
+    await expect(second).rejects.toMatchObject({ constraint: KEY_TAKEN });
+    await store.transaction(async (tx) => {
+      expect(await tx.countResources('card', 'org_1')).toBe(1);
+      expect(await tx.readIdempotency('org_1', 'createTransfer', 'w1')).toEqual(done);
     });
   });
 

@@ -13,7 +13,7 @@ import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { Caller, FaultRecord, Organization, Store } from '../store/types.ts';
 import { actOut } from './faults.ts';
-import { respond } from './idempotency.ts';
+import { onceWithKey, respond } from './idempotency.ts';
 import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledRequest } from './journal.ts';
 import { enforceRateLimits } from './rate-limit.ts';
 import { requestTime, type ApiRequest } from './request.ts';
@@ -121,15 +121,17 @@ async function api(p: Pipeline, req: IncomingMessage, res: ServerResponse, path:
 /** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
 async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
   const { org, op, log: line } = request;
-  const outcome = await p.store.transaction(
-    async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
-      const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
-      if (fault) return { fault };
-      const result = await respond(tx, request);
-      await p.journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
-      return { result };
-    },
-    { readOnly: op.method === 'GET' },
+  const outcome = await onceWithKey(p.store, request, () =>
+    p.store.transaction(
+      async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
+        const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
+        if (fault) return { fault };
+        const result = await respond(tx, request);
+        await p.journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
+        return { result };
+      },
+      { readOnly: op.method === 'GET' },
+    ),
   );
   if ('fault' in outcome) {
     const edge = await actOut(p.store, request, outcome.fault); // an error answer is thrown

@@ -10,7 +10,7 @@
 import { Pool, type PoolClient } from 'pg';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
-import { journalValues, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import { journalValues, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Send, type Sql, type SqlValue } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -62,6 +62,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize ?? 16,
+    pipeline: true, // see inTransaction
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
   });
@@ -74,29 +75,46 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
   /**
-   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). Only a connection that
+   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection
+   * pipelines (pg's `pipeline`: each statement is written at once, with its own Sync), so what needs no
+   * answer does not wait for one: BEGIN goes out with the first statement, and the writes `work` sends
+   * (`Send`) with COMMIT. A statement that fails aborts the transaction on the server, and COMMIT answers
+   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws. BEGIN itself cannot
+   * fail but by the connection breaking, which fails every statement behind it too. Only a connection that
    * ended cleanly goes back to the pool.
    */
-  async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(work: (client: PoolClient, send: Send) => Promise<T>): Promise<T> {
     if (closed) throw new Error('the store is closed');
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
     client.on('error', onError);
     let ended = false;
+    const begin = client.query('BEGIN');
+    begin.catch(() => undefined);
+    const sent: Promise<unknown>[] = [begin];
+    const send: Send = (text, values, translate) => {
+      const answer = run(client, text, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
+      answer.catch(() => undefined); // read by firstFailure; not an unhandled rejection meanwhile
+      sent.push(answer);
+    };
+    /** The first failure of a statement sent without waiting, once all have answered. */
+    const firstFailure = async () => (await Promise.allSettled(sent)).find((s) => s.status === 'rejected')?.reason as unknown;
     try {
-      await client.query('BEGIN');
       let result: T;
       try {
-        result = await work(client);
+        result = await work(client, send);
       } catch (err) {
         await client.query('ROLLBACK').then(() => (ended = true), () => undefined);
-        throw err;
+        throw (await firstFailure()) ?? err; // a statement behind a failed write fails for that write's reason
       }
-      const commit = await client.query('COMMIT');
+      const commit = client.query('COMMIT');
+      const failure = await firstFailure();
+      const committed = await commit;
       ended = true;
+      if (failure) throw failure;
       // COMMIT of a transaction that an error aborted (and `work` caught) is a silent ROLLBACK.
-      if (commit.command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed (its error was caught inside the transaction)');
+      if (committed.command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed (its error was caught inside the transaction)');
       return result;
     } finally {
       client.off('error', onError);
@@ -157,14 +175,16 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
       if (options?.readOnly) return readOnly(fn);
-      return inTransaction(async (client) => {
+      return inTransaction(async (client, send) => {
         const state = { open: true };
-        const sql: Sql = (text, values) => {
-          if (!state.open) return Promise.reject(new Error('a tx used after its transaction ended'));
-          return run(client, text, values);
+        const ended = new Error('a tx used after its transaction ended');
+        const sql: Sql = (text, values) => (state.open ? run(client, text, values) : Promise.reject(ended));
+        const sendWhileOpen: Send = (text, values, translate) => {
+          if (!state.open) throw ended;
+          send(text, values, translate);
         };
         try {
-          return await runningTransaction.run(state, () => fn(sqlTransaction(sql, DIALECT, balanceSlotOf(client))));
+          return await runningTransaction.run(state, () => fn(sqlTransaction(sql, DIALECT, balanceSlotOf(client), sendWhileOpen)));
         } finally {
           state.open = false;
         }

@@ -7,6 +7,7 @@ import type { JournalEntry } from '../audit/journal.ts';
 import { DEBITING_STATUSES } from './schema.ts';
 import {
   ConstraintViolation,
+  KEY_TAKEN,
   type ApiKeyRecord,
   type Caller,
   type FaultRecord,
@@ -22,6 +23,11 @@ export type Row = Record<string, unknown>;
 
 /** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
+/**
+ * Sends a write whose rows nobody reads without waiting for it (PostgreSQL's pipeline): its failure, as
+ * `translate` maps it, fails the transaction at COMMIT, which it turns into a ROLLBACK.
+ */
+export type Send = (sql: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => void;
 /** A parameter; arrays are PostgreSQL's (the batched statements of postgres.ts). */
 export type SqlValue = string | number | bigint | null | readonly (string | number | null)[];
 
@@ -187,6 +193,8 @@ export function debitedTotalsFrom(rows: readonly Row[], organizationId: string):
 const DEBITED_TOTALS = debitedTotalsOf('organization_id = $1');
 const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 const READ_IDEMPOTENCY = 'SELECT * FROM idempotency WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3';
+const INSERT_IDEMPOTENCY = `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
 /** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
 const TRANSFER = 'organization_id, id, recipient_id, amount, currency, status, idempotency_key, created_at';
@@ -211,20 +219,23 @@ export function refuseNested(): void {
  * connection its own, so concurrent transfers of one organization never wait for each other's row lock
  * until COMMIT; SQLite has a single writer and one row.
  */
-export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Transaction {
+export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0, send?: Send): Transaction {
   const one = async (statement: string, values?: readonly SqlValue[]) => (await sql(statement, values))[0];
+  /** A unique index's refusal as a ConstraintViolation naming the index (or `as`); any other error as is. */
+  const violation = (err: unknown, as?: string) => {
+    const constraint = dialect.violatedConstraint(err);
+    return constraint ? new ConstraintViolation(as ?? constraint, err) : err;
+  };
   /** A write that a unique index may refuse: the refusal becomes a ConstraintViolation naming the index. */
-  const guarded = async (statement: string, values: readonly SqlValue[]) => {
-    try {
-      return await sql(statement, values);
-    } catch (err) {
-      const constraint = dialect.violatedConstraint(err);
-      throw constraint ? new ConstraintViolation(constraint, err) : err;
-    }
+  const guarded = (statement: string, values: readonly SqlValue[]) => sql(statement, values).catch((err: unknown) => Promise.reject(violation(err)));
+  /** A write whose rows nobody reads: sent without waiting where the engine can (`send`), else run. */
+  const write = async (statement: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => {
+    if (send) return send(statement, values, translate);
+    await sql(statement, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
   };
   /** Adds `cents` (may be negative) to the organization's running total of debits in `currency`. */
   const addToBalance = (organizationId: string, currency: string, cents: bigint) =>
-    sql(
+    write(
       `INSERT INTO balances (organization_id, currency, slot, debited_cents) VALUES ($1, $2, $3, $4)
        ON CONFLICT (organization_id, currency, slot) DO UPDATE SET debited_cents = balances.debited_cents + excluded.debited_cents`,
       [organizationId, currency, balanceSlot, cents.toString()],
@@ -234,6 +245,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
     const row = await one(lock ? READ_IDEMPOTENCY + lock : READ_IDEMPOTENCY, [organizationId, operationId, key]);
     return row && toIdempotency(row);
   };
+  const idempotencyValues = (r: IdempotencyRecord): SqlValue[] => [r.organizationId, r.operationId, r.key, r.fingerprint, r.state, r.status, json(r.body), r.resolution, r.createdAt];
 
   const tx: Transaction = {
     // organizations
@@ -304,7 +316,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
     // transfers
     async insertTransfer(t) {
       const cents = storedCents(t.amount);
-      await sql(
+      await write(
         `INSERT INTO transfers (organization_id, id, recipient_id, amount, amount_cents, currency, status, idempotency_key, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [t.organizationId, t.id, t.recipientId, t.amount, cents.toString(), t.currency, t.status, t.idempotencyKey, t.createdAt],
@@ -336,7 +348,7 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
 
     // cards, checkout products, checkout sessions
     async insertResource(r) {
-      await sql('INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      await write('INSERT INTO resources (id, organization_id, kind, idempotency_key, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
         r.id, r.organizationId, r.kind, r.idempotencyKey, JSON.stringify(r.body), r.createdAt,
       ]);
     },
@@ -352,19 +364,20 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
     async claimIdempotency(r) {
       // The primary key decides: a concurrent claim of the key waits here (PostgreSQL) or cannot run at all
       // (SQLite's write lock) until this transaction ends, then inserts nothing and reads the row.
-      const inserted = await sql(
-        `INSERT INTO idempotency (organization_id, operation_id, idem_key, fingerprint, state, status, body, resolution, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING RETURNING 1 AS claimed`,
-        [r.organizationId, r.operationId, r.key, r.fingerprint, r.state, r.status, json(r.body), r.resolution, r.createdAt],
-      );
+      const inserted = await sql(`${INSERT_IDEMPOTENCY} ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING RETURNING 1 AS claimed`, idempotencyValues(r));
       if (inserted.length === 1) return undefined;
-      // A finished record never changes: a replay reads it as it is (no lock, nothing written). An open one
-      // (an unresolved attempt) is read again under a row lock, so one request at a time resolves it.
-      const existing = await readIdempotency(r.organizationId, r.operationId, r.key, '');
-      const current = existing?.state === 'done' ? existing : await tx.findIdempotency(r.organizationId, r.operationId, r.key);
+      const current = await tx.readIdempotency(r.organizationId, r.operationId, r.key);
       if (!current) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
       return current;
+    },
+    async readIdempotency(organizationId, operationId, key) {
+      // A finished record never changes: a replay reads it as it is (no lock, nothing written).
+      const existing = await readIdempotency(organizationId, operationId, key, '');
+      return !existing || existing.state === 'done' ? existing : tx.findIdempotency(organizationId, operationId, key);
+    },
+    insertIdempotency(r) {
+      // The table's only unique key is the primary key: any refusal means the key is taken.
+      return write(INSERT_IDEMPOTENCY, idempotencyValues(r), (err) => violation(err, KEY_TAKEN));
     },
     findIdempotency(organizationId, operationId, key) {
       return readIdempotency(organizationId, operationId, key, dialect.forUpdate);
@@ -420,8 +433,8 @@ export function sqlTransaction(sql: Sql, dialect: Dialect, balanceSlot = 0): Tra
     },
 
     // traffic journal
-    async appendJournal(organizationId, e) {
-      await sql(APPEND_JOURNAL, journalValues(organizationId, e));
+    appendJournal(organizationId, e) {
+      return write(APPEND_JOURNAL, journalValues(organizationId, e));
     },
     async trimJournal(organizationId, keep) {
       // The newest `keep` rows stay. Rows are locked in seq order and a row another trim holds is left to it

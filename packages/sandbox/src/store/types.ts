@@ -168,6 +168,17 @@ export interface Transaction {
    * the same key waits on the unique key until the first transaction ends, then sees its row.
    */
   claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
+  /**
+   * The row of a key as committed, or undefined: a finished one read as it is (it never changes); an open
+   * one (an unresolved attempt) read again under a row lock, so one request at a time resolves it.
+   */
+  readIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Writes the record of a key not seen by readIdempotency, with its result: once, no claim to update. When
+   * a concurrent transaction has taken the key meanwhile, the primary key refuses the write (the
+   * transaction fails with KEY_TAKEN; PostgreSQL: after waiting for the other to end) and nothing commits.
+   */
+  insertIdempotency(record: IdempotencyRecord): Promise<void>;
   /** The row of a key, held until the transaction ends (PostgreSQL: FOR UPDATE). */
   findIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
   updateIdempotency(organizationId: string, operationId: string, key: string, patch: Pick<IdempotencyRecord, 'state' | 'status' | 'body' | 'resolution'>): Promise<void>;
@@ -201,6 +212,9 @@ export interface Caller {
 }
 
 /** A write refused by one of the schema's unique constraints; `constraint` is the index's name. */
+/** ConstraintViolation.constraint of insertIdempotency's refusal: another transaction holds the key. */
+export const KEY_TAKEN = 'idempotency_key_taken';
+
 export class ConstraintViolation extends Error {
   readonly constraint: string;
   constructor(constraint: string, cause?: unknown) {

@@ -45,6 +45,26 @@ export interface ChaosTarget {
   adminToken: string;
   /** The sandbox's store, or another connection to it: read only after the load, to verify. */
   store: Store;
+  /** Crashes during the run (`chaos --crash-every`): which instance is down, and when it is back. */
+  crashes?: Crashes;
+}
+
+/**
+ * What the crash loop (tools/tasks/chaos.ts) tells the harness. A request to an instance killed while it was
+ * in flight, or sent while it is down, fails on the wire; the payer then waits, in real time, until the
+ * instance is back before its client (whose waits are virtual) sees the error and retries with its key.
+ */
+export interface Crashes {
+  /** How many times the instance at `origin` has been killed so far. */
+  count(origin: string): number;
+  /** Whether the instance at `origin` is down now (killed, not yet listening again). */
+  down(origin: string): boolean;
+  /** Resolves once the instance at `origin` accepts requests again (at once when it is up). */
+  whenUp(origin: string): Promise<void>;
+  /** Whether the database server has been restarted during the run (its requests may then meet a 500). */
+  databaseRestarted(): boolean;
+  /** Resolves once the database server accepts connections again (at once when it is up). */
+  whenDatabaseUp(): Promise<void>;
 }
 
 export interface ChaosOptions {
@@ -231,7 +251,7 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
   };
 
   const adminUrl = target.urls[0]!;
-  const admin = adminApi({ url: adminUrl, adminToken: target.adminToken });
+  const admin = surviveCrashes(adminApi({ url: adminUrl, adminToken: target.adminToken }), adminUrl, target.crashes);
   const orgId = (await admin.req('POST', '/organizations', { name: 'Chaos run', banking: true })).id as string;
   const setupKey = (await admin.req('POST', `/organizations/${orgId}/api-keys`)).key as string;
 
@@ -270,15 +290,22 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
     feedIfDue();
     if (payment) payment.lastResponse = undefined;
     let res: Response;
+    const origin = new URL(request.url).origin;
+    const crashesBefore = target.crashes?.count(origin);
+    const downBefore = target.crashes?.down(origin);
     try {
       res = await globalThis.fetch(request, init);
     } catch (err) {
-      const label = init.signal.aborted ? 'timeout (no answer in time)' : 'network error (connection closed)';
+      const crashed = target.crashes && (downBefore || target.crashes.down(origin) || target.crashes.count(origin) !== crashesBefore);
+      const label = crashed ? CRASHED : init.signal.aborted ? 'timeout (no answer in time)' : 'network error (connection closed)';
       count(label);
       payment?.answers.push(label);
+      if (crashed) await target.crashes!.whenUp(origin);
       throw err;
     }
     if (payment) payment.lastResponse = { status: res.status, retryAfter: res.headers.get('retry-after') };
+    // A 500 while the database restarts: the payer waits (real time) until it is back, as for a killed sandbox.
+    if (res.status === 500 && target.crashes?.databaseRestarted()) await target.crashes.whenDatabaseUp().then(() => new Promise((r) => setTimeout(r, 100)));
     let code = '';
     if (res.status >= 400) {
       const body = (await res.clone().json().catch(() => undefined)) as { code?: string } | undefined;
@@ -529,10 +556,13 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
   // otherwise pass for an injected fault).
   const used = (prefix: string) => Object.entries(byKind).filter(([label]) => label.startsWith(prefix)).reduce((s, [, v]) => s + v, 0);
   const seen = (label: string) => responses[label] ?? 0;
-  if (seen('503 temporarily_unavailable') !== used('unavailable')) {
+  // A request killed with its instance after its fault was taken (and committed) was never answered.
+  const crashSlack = seen(CRASHED);
+  const tally = (saw: number, injected: number) => (crashSlack ? saw <= injected && injected - saw <= crashSlack : saw === injected);
+  if (!tally(seen('503 temporarily_unavailable'), used('unavailable'))) {
     violation(`the client saw ${seen('503 temporarily_unavailable')} temporary 503s, the sandbox injected ${used('unavailable')}`);
   }
-  if (seen('503 provider_rate_limited') !== used('provider_rate_limited')) {
+  if (!tally(seen('503 provider_rate_limited'), used('provider_rate_limited'))) {
     violation(`the client saw ${seen('503 provider_rate_limited')} provider_rate_limited, the sandbox injected ${used('provider_rate_limited')}`);
   }
   // Never more edge answers or cut connections than injected. Fewer is possible: a fault that processes the
@@ -540,11 +570,13 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
   // processing fails (the 422 of the rejected test amount; the 409 of an attempt held for review).
   const edgeLike = used('edge_502') + used('edge_504') + used('drop_after_commit');
   const edgeSeen = seen('502 (no JSON body)') + seen('504 (no JSON body)') + seen('network error (connection closed)');
-  if (edgeSeen > edgeLike || edgeLike - edgeSeen > seen('422 pix_payout_rejected') + seen('409 banking_transfer_attempt_pending_review')) {
+  if (edgeSeen > edgeLike || edgeLike - edgeSeen > seen('422 pix_payout_rejected') + seen('409 banking_transfer_attempt_pending_review') + crashSlack) {
     violation(`the client saw ${edgeSeen} edge answers or cut connections, the sandbox injected ${edgeLike}`);
   }
   for (const label of Object.keys(responses)) {
     const expected = /^(201|409 banking_transfer_attempt_pending_review|503 temporarily_unavailable|503 provider_rate_limited|502 \(no JSON body\)|504 \(no JSON body\)|network error|timeout|422 pix_payout_rejected)/;
+    // While the database server restarts, a request's transaction fails on its connection: a 500.
+    if (label === '500 internal_error' && target.crashes?.databaseRestarted()) continue;
     if (!expected.test(label)) violation(`unexpected answer from the sandbox: ${label} (×${responses[label]})`);
   }
 
@@ -720,4 +752,37 @@ export function formatSummary(r: ChaosReport): string {
     lines.push('', 'first violations:', ...r.violations.map((v) => `  - ${v}`));
   }
   return lines.join('\n');
+}
+
+/** The label of a request whose instance was killed while it was in flight (or that found it down). */
+const CRASHED = 'network error (sandbox killed)';
+
+/** The admin API, retried (bounded) after a network error while the instance is killed and restarted. */
+function surviveCrashes(admin: ReturnType<typeof adminApi>, origin: string, crashes: Crashes | undefined): ReturnType<typeof adminApi> {
+  if (!crashes) return admin;
+  const retried =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      for (let attempt = 1; ; attempt++) {
+        const before = crashes.count(origin);
+        const downBefore = crashes.down(origin);
+        try {
+          return await call(...args);
+        } catch (err) {
+          const crashed = downBefore || crashes.down(origin) || crashes.count(origin) !== before;
+          const databaseDown = crashes.databaseRestarted() && / → 5\d\d /.test(String(err));
+          if (attempt >= 5 || !(crashed || databaseDown)) throw err;
+          await crashes.whenUp(origin);
+          if (databaseDown) await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+        }
+      }
+    };
+  // An answer of 500 while the database restarted (its transaction met a closed connection) is thrown to be
+  // retried like a cut connection; any other answer is the caller's.
+  const raw = async (...args: Parameters<typeof admin.raw>) => {
+    const reply = await admin.raw(...args);
+    if (reply.status === 500 && crashes.databaseRestarted()) throw new Error(`admin ${args[0]} ${args[1]} → ${reply.status} ${reply.text}`);
+    return reply;
+  };
+  return { raw: retried(raw), req: retried(admin.req) };
 }

@@ -14,6 +14,8 @@ export interface ChildSandboxOptions {
   /** PostgreSQL (DATABASE_URL). */
   databaseUrl?: string;
   adminToken: string;
+  /** The port to listen on (default 0: the kernel picks a free one); a restarted sandbox takes its old one. */
+  port?: number;
   /** How long it may take to print its URL (default 30 s: a busy 2-core machine). */
   startTimeoutMs?: number;
 }
@@ -59,7 +61,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 export async function startChildSandbox(options: ChildSandboxOptions): Promise<ChildSandbox> {
   installExitHook();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', SANDBOX_ADMIN_TOKEN: options.adminToken };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(options.port ?? 0), HOST: '127.0.0.1', SANDBOX_ADMIN_TOKEN: options.adminToken };
   delete env.DATABASE_URL;
   delete env.SANDBOX_DB;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
