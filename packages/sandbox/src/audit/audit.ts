@@ -200,7 +200,7 @@ function checkSchema(e: JournalEntry, op: OperationRules, rules: AuditRules, rep
     report(e.at, {
       kind: 'request_breaks_schema',
       rule: { ...(op.path.startsWith('/v1/checkout/') ? PROVIDER.checkoutKey : PROVIDER.keyRequired), spec: `${op.operationId}: Idempotency-Key parameter schema` },
-      detail: `Idempotency-Key ${JSON.stringify(e.idempotencyKey)}: ${ajvText(op.validateKey)}`,
+      detail: `Idempotency-Key ${shownKey(e.idempotencyKey)}: ${ajvText(op.validateKey)}`,
       evidence: [evidence(e)],
       shouldHave: "Send a key the operation's schema accepts (the spec's Idempotency-Key parameter).",
       ...onAssumptions(rules, op.keyPointer, e.idempotencyKey, op.validateKey),
@@ -234,6 +234,9 @@ function onAssumptions(rules: AuditRules, pointer: string | undefined, value: un
     rule: { section: 'not in the provider\'s document (assumed)', words: named.map((a) => a.reason).join(' '), spec: `x-assumed at ${named.map((a) => a.pointer).join(', ')}` },
   };
 }
+
+/** A key as text; a long one cut, with its length (the detail is about its length, not its characters). */
+export const shownKey = (key: string | null): string => (key !== null && key.length > 64 ? `${JSON.stringify(key.slice(0, 40))}… (${key.length} characters)` : JSON.stringify(key));
 
 const ajvText = (validate: { errors?: { instancePath: string; message?: string }[] | null }) =>
   (validate.errors ?? [])

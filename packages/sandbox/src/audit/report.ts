@@ -1,7 +1,7 @@
 // Findings as text for a person: one block per finding, the rule quoted, the evidence one line a request.
 // Rules of the provider's document, the scenario's expectations and the spec's assumptions are labelled
 // apart: an assumption's finding says "assumed" and names it.
-import type { Finding } from './audit.ts';
+import { shownKey, type Finding } from './audit.ts';
 
 const BASIS: Record<Finding['basis'], (f: Finding) => string> = {
   document: (f) => `rule (${f.rule.section}): "${f.rule.words}"`,
@@ -17,7 +17,7 @@ export function formatFindings(findings: readonly Finding[]): string {
         `${i + 1}. ${f.severity === 'warning' ? 'warning (assumed) ' : ''}${f.kind}: ${f.detail}`,
         `   ${BASIS[f.basis](f)}${f.rule.spec ? ` [${f.rule.spec}]` : ''}`,
         ...f.evidence.map(
-          (e) => `   - ${e.at} ${e.operationId} key=${JSON.stringify(e.idempotencyKey)} → ${e.answered ? `${e.status ?? '-'}${e.code ? ` ${e.code}` : ''}` : 'no answer'}${e.fault ? ` (fault: ${e.fault})` : ''}${e.resourceStatus ? ` (resource ${e.resourceStatus})` : ''}`,
+          (e) => `   - ${e.at} ${e.operationId} key=${shownKey(e.idempotencyKey)} → ${e.answered ? `${e.status ?? '-'}${e.code ? ` ${e.code}` : ''}` : 'no answer'}${e.fault ? ` (fault: ${e.fault})` : ''}${e.resourceStatus ? ` (resource ${e.resourceStatus})` : ''}`,
         ),
         `   should have: ${f.shouldHave}`,
       ];
