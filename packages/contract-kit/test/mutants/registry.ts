@@ -470,7 +470,8 @@ export const MUTANTS: Mutant[] = [
       const method: unknown = parse(req.body)?.paymentMethod;
       const first = env.memory.get(`method:${key}`);
       if (first === undefined) env.memory.set(`method:${key}`, method ?? null);
-      const other = typeof first === 'string' && typeof method === 'string' && first !== method;
+      // Only a key the server accepted (8+ characters): the defect is the key's scope, not its validation.
+      const other = key.length >= 8 && typeof first === 'string' && typeof method === 'string' && first !== method;
       return other ? { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 180)}-${method.slice(0, 16)}` } } : req;
     },
   },
