@@ -133,6 +133,34 @@ function wrongType({ ctx, op, pointer, isInvalid }: BodySchema): Mutator {
   };
 }
 
+/**
+ * The rules that tell a oneOf body's branches apart, broken once each from the spec's own request examples:
+ * each field one branch requires and another does not (a PIX recipient's PIX key) left out. The invalid check
+ * runs these first, so it reaches each branch's own rule on every seed, not by luck (issue 27).
+ */
+export function branchRuleCases(ctx: KitContext, op: OperationModel, examples: readonly JsonObject[], plan: (body: JsonObject) => RequestPlan): RequestPlan[] {
+  if (!op.body) return [];
+  const pointer = op.body.schemaPointer;
+  const validate = ctx.api.validator.compile({ $ref: pointer });
+  const root = unwrap(ctx, { $ref: pointer }, pointer);
+  if (!root || !Array.isArray(root.value.oneOf)) return [];
+  const requiredSets = root.value.oneOf.map((b, i) => unwrap(ctx, b, `${root.pointer}/oneOf/${i}`)).map((b) => (Array.isArray(b?.value.required) ? b.value.required.map(String) : []));
+  const everywhere = requiredSets.reduce((all, names) => all.filter((n) => names.includes(n)));
+  const cases: RequestPlan[] = [];
+  for (const example of examples.filter((e) => validate(e) === true)) {
+    const shape = objectSchema(ctx, pointer, example);
+    for (const name of shape.required.filter((n) => !everywhere.includes(n) && n in example)) {
+      const copy = { ...example };
+      delete copy[name];
+      if (validate(copy) === true) continue;
+      const site = shape.sites[name];
+      const facts = site ? propertyFacts(ctx, site.value, site.pointer) : undefined;
+      cases.push(invalid(plan(copy), 'missing-required', `missing required field "${name}"`, { expectedCode: looseCodes(op), ...(facts?.nameAssumed ? { assumedReason: facts.nameAssumed } : {}) }));
+    }
+  }
+  return cases;
+}
+
 /** A field set to a value that breaks one of its bounds, patterns or const/enum. */
 function outOfRange({ ctx, pointer, isInvalid }: BodySchema): Mutator {
   return {

@@ -7,9 +7,9 @@ import { CheckRecorder } from './check-result.ts';
 import { checkResponse, snippet } from './checks/response.ts';
 import { expectAccepted, expectRejected, INCONCLUSIVE } from './checks/expectations.ts';
 import { curlOf, exchange, type KitContext } from './context.ts';
-import { invalidPlans, materialize, validPlans, type RequestPlan } from './generate.ts';
+import { examplePlan, materialize, validPlans, type RequestPlan } from './generate.ts';
 import type { Exchange } from './http.ts';
-import { objectSchema, propertyFacts, type MutationKind } from './mutate.ts';
+import { branchRuleCases, mutationArbitrary, objectSchema, propertyFacts, type MutationKind } from './mutate.ts';
 import { assumedReasonOf, escapePointer, locate, type OperationModel } from './spec-model.ts';
 import { SetupError } from './probes/admin.ts';
 import { uniquify } from './probes/stateful.ts';
@@ -54,13 +54,19 @@ export async function validRequestsCheck(ctx: KitContext, op: OperationModel, op
 }
 
 export async function invalidRequestsCheck(ctx: KitContext, op: OperationModel, options: PropertyOptions, exclude: MutationKind[]): Promise<CheckResult | undefined> {
-  const arb = invalidPlans(ctx, op, exclude);
+  // Mutations start from the documented paths too: a wallet address with a random mixed-case checksum would
+  // otherwise answer invalid_destination_address first and hide the rule broken (a PIX recipient without its
+  // PIX key was never seen by this check, issue 27).
+  const arb = mutationArbitrary(ctx, op, withoutExcused(ctx, op, validPlans(ctx, op)), exclude);
   if (!arb) return undefined;
   const check = new CheckRecorder(op.operationId, 'invalid', 'mutated requests get a 4xx with the error body');
   if (!ctx.caps.answersMalformedJson && op.body) {
     check.warn({ rule: 'not-applicable', message: 'malformed-JSON bodies not sent: the target never answers one (Prism logs "Invalid JSON and unable to correct" and keeps the connection open)' });
   }
-  await runProperty(ctx, op, check, arb, options, (ex, plan) => expectRejected(ctx, op, ex, plan));
+  const validate = op.body ? ctx.api.validator.compile({ $ref: op.body.schemaPointer }) : () => false;
+  const examples = op.requestExamples.map((e) => uniquify(ctx, op, e, validate)).filter(isObject);
+  const first = exclude.includes('missing-required') ? [] : branchRuleCases(ctx, op, examples, (body) => examplePlan(ctx, op, body));
+  await runProperty(ctx, op, check, arb, options, (ex, plan) => expectRejected(ctx, op, ex, plan), first);
   return check.result();
 }
 
@@ -71,6 +77,8 @@ async function runProperty(
   arb: fc.Arbitrary<RequestPlan>,
   options: PropertyOptions,
   expect: (ex: Exchange, plan: RequestPlan) => Finding[] | Promise<Finding[]>,
+  /** Plans run before the generated ones (fast-check `examples`), on every seed. */
+  first: RequestPlan[] = [],
 ): Promise<void> {
   const property = fc.asyncProperty(arb, async (plan) => {
     const ex = await exchange(ctx, materialize(ctx, op, plan));
@@ -86,6 +94,7 @@ async function runProperty(
   const details = await fc.check(property, {
     seed: options.seed,
     numRuns: options.runs,
+    examples: first.map((plan) => [plan] as [RequestPlan]),
     plugins: [fc.interruptAfterTimeLimit(options.timeLimitMs)],
   });
   if (!details.failed) return;
@@ -121,11 +130,16 @@ export function propertySeed(seed: number, id: string): number {
  * sits on an x-assumed node (a wallet address, whose EIP-55 checksum no pattern carries) is left out.
  */
 async function favourDocumentedPaths(ctx: KitContext, op: OperationModel, check: CheckRecorder, plans: fc.Arbitrary<RequestPlan>): Promise<fc.Arbitrary<RequestPlan>> {
-  const excused = excusedOptionalFields(ctx, op);
-  const trimmed = excused.length === 0 ? plans : plans.map((plan) => withoutFields(ctx, op, plan, excused));
+  const trimmed = withoutExcused(ctx, op, plans);
   const linked = ctx.caps.stateful ? await linkedValues(ctx, op, check) : undefined;
   if (!linked) return trimmed;
   return fc.tuple(trimmed, fc.nat(3)).map(([plan, n]) => (n === 0 ? plan : withLinked(ctx, op, plan, linked)));
+}
+
+/** The plans without the optional fields whose error code sits on an x-assumed node. */
+function withoutExcused(ctx: KitContext, op: OperationModel, plans: fc.Arbitrary<RequestPlan>): fc.Arbitrary<RequestPlan> {
+  const excused = excusedOptionalFields(ctx, op);
+  return excused.length === 0 ? plans : plans.map((plan) => withoutFields(ctx, op, plan, excused));
 }
 
 function excusedOptionalFields(ctx: KitContext, op: OperationModel): string[] {

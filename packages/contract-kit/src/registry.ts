@@ -8,7 +8,7 @@ import type { KitContext } from './context.ts';
 import { mutationKinds } from './mutate.ts';
 import { AUTH_PROBES, authProbe } from './probes/auth.ts';
 import { revokedKeyProbe } from './probes/revoked.ts';
-import { CONFLICT_CODE, conflictProbe, replayProbe } from './probes/stateful.ts';
+import { CONFLICT_CODE, conflictProbe, identityOf, replayProbe } from './probes/stateful.ts';
 import { invalidRequestsCheck, propertySeed, validRequestsCheck } from './properties.ts';
 import type { OperationModel } from './spec-model.ts';
 import type { CheckResult, RunOptions } from './types.ts';
@@ -101,10 +101,10 @@ export const CHECKS: CheckDefinition[] = [
   },
   {
     id: 'idempotency-conflict',
-    title: `the same key with another amount gets ${CONFLICT_CODE}`,
-    corresponds: 'provider section 7, Idempotency rule 4 (transfers)',
+    title: `the same key with another part of the payment's identity: ${CONFLICT_CODE} (transfers) or the original response (checkout sessions)`,
+    corresponds: 'provider section 7, Idempotency rule 4 (transfers: recipient, amount); section 4, further rule 3 (sessions: amount, discountPercent, payment method)',
     needs: ['stateful'],
-    appliesTo: (op) => op.codes.get(409)?.has(CONFLICT_CODE) === true,
+    appliesTo: (op, ctx) => identityOf(ctx, op) !== undefined,
     run: (ctx, op) => conflictProbe(ctx, op),
   },
   {

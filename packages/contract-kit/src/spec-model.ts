@@ -2,7 +2,11 @@
 // documented responses (content, headers, x-assumed, x-origin), each with its JSON pointer so validators
 // and the x-assumed lookup work on the document itself. Nothing here restates the API by hand.
 import {
+  assumedReasonOf,
   createValidator,
+  escapePointer,
+  locate,
+  type Located,
   errorCatalog,
   isObject,
   loadSpec,
@@ -15,35 +19,7 @@ import {
   type SpecValidator,
 } from '@payments/spec';
 
-export const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-
-export interface Located {
-  node: JsonObject;
-  /** Where the node lives, e.g. `#/components/responses/Unauthorized`. */
-  pointer: string;
-  /** The x-assumed-reason of the node or of a $ref site on the way to it. */
-  assumedReason: string | undefined;
-}
-
-/** Follows $refs from `value` (found at `pointer`) to the node they name. */
-export function locate(doc: OpenApiDocument, value: Json | undefined, pointer: string): Located | undefined {
-  let current: Json | undefined = value;
-  let at = pointer;
-  let assumedReason: string | undefined;
-  for (let hops = 0; isObject(current); hops++) {
-    assumedReason ??= assumedReasonOf(current);
-    if (typeof current.$ref !== 'string') return { node: current, pointer: at, assumedReason };
-    if (hops > 20) throw new Error(`$ref cycle at ${at}`);
-    at = current.$ref;
-    current = resolvePointer(doc, current.$ref);
-  }
-  return undefined;
-}
-
-export function assumedReasonOf(node: Json | undefined): string | undefined {
-  if (!isObject(node) || node['x-assumed'] !== true) return undefined;
-  return typeof node['x-assumed-reason'] === 'string' ? node['x-assumed-reason'] : 'marked x-assumed (no reason given)';
-}
+export { assumedReasonOf, escapePointer, locate, type Located } from '@payments/spec';
 
 export interface ParamModel {
   name: string;

@@ -115,7 +115,7 @@ describe('runs', () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.checks.length);
     expect((xml.match(/<failure /g) ?? []).length).toBe(report.totals.failed);
-    expect(xml).toMatch(/<testcase classname="contract.createTransfer" name="the same key with another amount gets banking_transfer_idempotency_conflict" time="[\d.]+">\n {6}<failure type="conflict" message="[^"]*expected 409 banking_transfer_idempotency_conflict/);
+    expect(xml).toMatch(/<testcase classname="contract.createTransfer" name="the same key with another recipient or amount gets banking_transfer_idempotency_conflict" time="[\d.]+">\n {6}<failure type="conflict" message="[^"]*expected 409 banking_transfer_idempotency_conflict/);
   });
 
   it('--seed replays the same run (the same minimal requests, fresh keys aside)', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deriveIdempotencyKey } from '@payments/client';
+import { loadSpec } from '@payments/spec';
 import { errorCodes } from '@payments/types';
 import { operationIds, retryOn, unavailableMinDelayMs } from '../../client/src/generated/spec-rules.ts';
 import { parseClientCli } from '../src/client-mode/cli.ts';
@@ -47,7 +48,7 @@ describe('payments-contract-kit client', () => {
     expect(stderr).toMatch(/\[1\/3\] transfer-three-503s: a transfer meets three temporary 503s/);
     expect(stdout).toContain('3 scenarios: 3 passed, 0 failed, 0 finding(s)');
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report.totals).toEqual({ scenarios: 3, passed: 3, failed: 0, findings: 0 });
+    expect(report.totals).toEqual({ scenarios: 3, passed: 3, failed: 0, findings: 0, warnings: 0 });
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="client-rules" tests="3" failures="0" errors="0"/);
   }, 120_000);
 
@@ -60,10 +61,57 @@ describe('payments-contract-kit client', () => {
     expect(readFileSync(junit, 'utf8')).toMatch(/failures="3"/);
   }, 120_000);
 
+  // Issue 27: one careless habit each (test/fixtures/scenario-client.ts), each reported on today's rules; on the
+  // code before it, the resubmitting client and the fixed backoff passed, the 59.9 s wait read "60 s", and the
+  // 300-character key failed the client on a bound only the spec assumes.
+  const judge = async (mode: string, scenarios: string, extra: string[] = []) => {
+    const json = join(dir, `${mode}-${extra.join('')}.json`);
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--scenario', scenarios, '--json', json, ...extra, '--', process.execPath, client, mode]);
+    return { code, stdout, stderr, report: JSON.parse(readFileSync(json, 'utf8')) as { totals: Record<string, number>; scenarios: { name: string; findings: { kind: string; basis: string; severity: string; rule: { words: string }; evidence: { idempotencyKey: string; status: number; resourceStatus: string | null }[] }[] }[] } };
+  };
+
+  it('a new key after a 201 pending/completed is a duplicate payment; a second card, the scenario’s expectation', async () => {
+    const { code, stdout, report } = await judge('resubmitting', 'transfer-503-then-resolved,card-provider-rate-limited');
+    expect(code, stdout).toBe(1);
+    const [transfer, card] = report.scenarios;
+    expect(transfer!.findings.map((f) => [f.kind, f.basis, f.severity])).toEqual([['duplicate_payment', 'document', 'failure']]);
+    expect(transfer!.findings[0]!.rule.words).toBe('Keep the original key and track that transfer. Do not submit again.');
+    // The two resources: the original key's 201 (completed by the retry) and the new key's 201.
+    expect(transfer!.findings[0]!.evidence.slice(-2).map((e) => [e.status, e.resourceStatus])).toEqual([[201, 'completed'], [201, 'pending']]);
+    expect(card!.findings.map((f) => [f.kind, f.basis, f.severity])).toEqual([['second_resource', 'scenario', 'failure']]);
+    expect(stdout).toContain("the scenario's expectation, not a rule of the provider's document");
+  }, 120_000);
+
+  it('waits to the tenth of a second: 59.9 s is not "60 s"', async () => {
+    const { code, stdout } = await judge('short-wait', 'transfer-503-then-resolved');
+    expect(code, stdout).toBe(1);
+    expect(stdout).toContain('sent again 59.9 s after a temporary 503; the minimum is 60.0 s');
+  }, 120_000);
+
+  it('a key over the assumed 255 characters is a warning naming the assumption, apart from the failures', async () => {
+    const { code, stdout, report } = await judge('long-key', 'transfer-503-then-resolved');
+    const reason = (loadSpec() as any).components.parameters.IdempotencyKey.schema['x-assumed-reason'];
+    expect(code, stdout).toBe(0);
+    expect(report.totals).toMatchObject({ failed: 0, findings: 0, warnings: 1 });
+    expect(report.scenarios[0]!.findings[0]).toMatchObject({ kind: 'request_breaks_schema', basis: 'assumed', severity: 'warning', rule: { words: reason } });
+    expect(stdout).toContain("assumed, not the provider's rules (warnings, they fail nothing)");
+  }, 120_000);
+
+  it('--repeat N: identical increased delays in every run are no jitter; a jittering client passes', async () => {
+    const fixed = await judge('fixed-backoff', 'transfer-three-503s', ['--repeat', '2']);
+    expect(fixed.code, fixed.stdout).toBe(1);
+    expect(fixed.report.scenarios.map((s) => s.findings.map((f) => f.kind))).toEqual([[], ['delays_without_jitter']]);
+    expect(fixed.stdout).toContain('waited exactly the same increased delays (120.0 s, 240.0 s)');
+    const careful = await judge('careful', 'transfer-three-503s', ['--repeat', '2']);
+    expect(careful.code, careful.stdout).toBe(0);
+    expect(careful.report.totals).toMatchObject({ scenarios: 2, passed: 2, findings: 0 });
+  }, 120_000);
+
   it('refuses a wrong command line (exit 2 from the command; parse errors here)', async () => {
     expect(() => parseClientCli(['--scenario', 'nope', '--', 'x'], {})).toThrow(/unknown scenario "nope"; the scenarios are: transfer-503-then-resolved/);
     expect(() => parseClientCli(['--base-url', 'http://127.0.0.1:1', '--', 'x'], {})).toThrow(/--admin-token/);
     expect(() => parseClientCli([], {})).toThrow(/no command/);
+    expect(() => parseClientCli(['--repeat', '0', '--', 'x'], {})).toThrow(/--repeat takes a whole number/);
     const { code, stderr } = await runKit(['client', '--scenario', 'nope', '--', 'true']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/unknown scenario/);
@@ -78,7 +126,7 @@ describe('a client in another language: examples/python-client/pay.py (Python, s
     const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--json', json, '--', 'python3', pythonClient]);
     expect(code, stdout + stderr).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report.totals).toEqual({ scenarios: ALL_SCENARIOS.length, passed: ALL_SCENARIOS.length, failed: 0, findings: 0 });
+    expect(report.totals).toEqual({ scenarios: ALL_SCENARIOS.length, passed: ALL_SCENARIOS.length, failed: 0, findings: 0, warnings: 0 });
   }, 120_000);
 
   it('takes from the spec what the spec says: paths, retry rules and the codes it names, compared with the generated ones', () => {

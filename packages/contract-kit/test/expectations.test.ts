@@ -153,6 +153,12 @@ describe('error semantics (issue 16)', () => {
     expect(judged(unknown)).toEqual([['warning', 'error-code']]);
   });
 
+  it('a code whose status only the spec assumes (401 invalid_api_key) at another status is a warning saying "assumed", with the reason', () => {
+    const reason = api.catalog.find((e) => e.code === 'invalid_api_key')!.assumedReason;
+    const found = checkResponse(ctx, op('createTransfer'), exchange(403, error('invalid_api_key')).response!);
+    expect(found).toMatchObject([{ severity: 'warning', rule: 'error-code', assumedReason: reason, message: expect.stringContaining('(assumed: the spec only assumes "invalid_api_key" at 401') }]);
+  });
+
   it("a rejection must carry the broken constraint's x-error-code; where only an assumption was broken, a warning", () => {
     const mutation = { description: 'amount 1.005', expectedCode: 'invalid_checkout_session_amount' };
     expect(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('invalid_checkout_session_amount')), mutation)).toEqual([]);
@@ -165,6 +171,18 @@ describe('error semantics (issue 16)', () => {
     const loose = { description: 'missing "rail"', expectedCode: ['invalid_request', 'recipient_rail_unsupported'] };
     expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_rail_unsupported')), loose)).toEqual([]);
     expect(judged(expectRejected(ctx, op('createRecipient'), exchange(400, error('recipient_nickname_already_exists')), loose))).toEqual([['failure', 'error-code']]);
+  });
+
+  it('a code the provider never named (the generic invalid_request is x-assumed): another one is a warning saying "assumed" with the reason', () => {
+    const reason = api.catalog.find((e) => e.code === 'invalid_request')!.assumedReason;
+    expect(reason).toMatch(/names no code/);
+    const malformed = { description: 'malformed JSON', expectedCode: 'invalid_request' };
+    expect(expectRejected(ctx, op('createRecipient'), exchange(400, error('validation_error')), malformed)).toMatchObject([
+      { severity: 'warning', rule: 'error-code', assumedReason: reason, message: expect.stringContaining('(assumed:') },
+    ]);
+    // The documented code of a documented constraint stays a failure.
+    const amount = { description: 'amount of 3 decimals', expectedCode: 'invalid_checkout_session_amount' };
+    expect(judged(expectRejected(ctx, op('createCheckoutSession'), exchange(400, error('validation_error')), amount))).toEqual([['failure', 'error-code']]);
   });
 
   it('an accepted mutation of an assumed constraint is a warning with its reason, of a documented one a failure', () => {

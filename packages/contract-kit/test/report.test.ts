@@ -82,6 +82,8 @@ describe('summary', () => {
     expect(text).toContain("curl -H 'a: b'");
     expect(text).toContain('! getTransfer › getTransfer/auth-revoked-key: x (x3)');
     expect(text).toContain('x-assumed: because');
+    // Kept apart from the other warnings: what only the spec assumes has its own section.
+    expect(text).toMatch(/\nASSUMED \(1\): warnings on what only the spec assumes \(x-assumed\), not the provider's document: they fail nothing\n  ! getTransfer › getTransfer\/auth-revoked-key: x \(x3\)\n      x-assumed: because/);
     expect(text).toContain('seed 42 (replay this run with --seed 42)');
     expect(text).toMatch(/^FAILED: 3 checks, 1 passed, 1 failed, 1 skipped/m);
   });

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@payments/spec';
 import { classifyTransfer, createPaymentsClient, type PaymentsClient, type RetryOptions } from '@payments/client';
-import { auditJournal, auditRules, formatFindings, paymentIdentity, PROVIDER, type Finding, type JournalEntry } from '../src/audit/index.ts';
+import { auditJitter, auditJournal, auditRules, formatFindings, paymentIdentity, PROVIDER, type Finding, type JournalEntry } from '../src/audit/index.ts';
 
 const rules = auditRules(loadSpec());
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -220,7 +220,7 @@ describe('a careless client: every rule it breaks, named', () => {
       ],
     });
     expect(newKey!.shouldHave).toContain('"careless-transfer-1"');
-    expect(tooSoon).toMatchObject({ kind: 'retry_before_minimum_delay', rule: PROVIDER.waitAfter503, detail: expect.stringContaining('2.0 s after a temporary 503; the minimum is 60 s') });
+    expect(tooSoon).toMatchObject({ kind: 'retry_before_minimum_delay', rule: PROVIDER.waitAfter503, detail: expect.stringContaining('2.0 s after a temporary 503; the minimum is 60.0 s') });
   });
 
   it('names the edge and the dropped connection by their own rules', async () => {
@@ -308,6 +308,49 @@ describe('the other kinds, on hand-written journals', () => {
       rules,
     );
     expect(findings, formatFindings(findings)).toEqual([]);
+  });
+
+  it('a new key after a 201 pending or completed is a duplicate payment; after a 201 failed or cancelled it is right (section 3)', () => {
+    const body = { recipientId: 'rcp_1', amount: '10.00' };
+    const after = (resourceStatus: string) => auditJournal([entry(0, 'createTransfer', 'a', body, { resourceStatus }), entry(5_000, 'createTransfer', 'b', body, { resourceStatus: 'pending' })], rules);
+    for (const status of ['pending', 'completed']) {
+      const [finding, ...rest] = after(status);
+      expect(rest).toEqual([]);
+      expect(finding).toMatchObject({ kind: 'duplicate_payment', rule: PROVIDER.resolvedKeepKey, severity: 'failure', basis: 'document' });
+      expect(finding!.evidence.map((e) => [e.idempotencyKey, e.status, e.resourceStatus])).toEqual([['a', 201, status], ['b', 201, 'pending']]);
+      expect(finding!.shouldHave).toContain('Keep the original key "a"');
+    }
+    for (const status of ['failed', 'cancelled']) expect(after(status)).toEqual([]);
+    // Not a transfer: the document has no outcome table for cards; the client mode judges the scenario's one card.
+    expect(auditJournal([entry(0, 'issueCard', 'a', {}), entry(5_000, 'issueCard', 'b', {})], rules)).toEqual([]);
+  });
+
+  it('a schema finding only on an x-assumed bound is a warning naming it; the documented checkout bound stays a failure', () => {
+    const [transfer] = auditJournal([entry(0, 'createTransfer', 'k'.repeat(300), { recipientId: 'rcp_1', amount: '10.00' }, { status: 400, code: 'invalid_request' })], rules);
+    const reason = (loadSpec() as any).components.parameters.IdempotencyKey.schema['x-assumed-reason'];
+    expect(transfer).toMatchObject({ kind: 'request_breaks_schema', severity: 'warning', basis: 'assumed', assumptions: [{ pointer: '#/components/parameters/IdempotencyKey/schema', reason }] });
+    expect(formatFindings([transfer!])).toContain(`ASSUMED, not the provider's rule (warning): "${reason}"`);
+    const [checkout] = auditJournal([entry(0, 'createCheckoutSession', 'k'.repeat(300), { amount: '10.00', paymentMethod: 'pix' }, { status: 400, code: 'invalid_request' })], rules);
+    expect(checkout).toMatchObject({ kind: 'request_breaks_schema', severity: 'failure', basis: 'document', rule: PROVIDER.checkoutKey });
+  });
+
+  it('jitter across runs: the same increased delays in every run are reported; differing ones, or one run, are not', () => {
+    const body = { recipientId: 'rcp_1', amount: '10.00' };
+    const journal = (waits: number[]) => {
+      let at = 0;
+      const list = [entry(0, 'createTransfer', 'k', body, temporary503Entry())];
+      waits.forEach((wait, i) => list.push(entry((at += wait), 'createTransfer', 'k', body, i < waits.length - 1 ? temporary503Entry() : {})));
+      return list;
+    };
+    const fixed = journal([60_000, 120_000, 240_000]);
+    const [finding, ...rest] = auditJitter([fixed, fixed, fixed], rules);
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({ kind: 'delays_without_jitter', rule: PROVIDER.jitter, severity: 'failure' });
+    expect(finding!.detail).toContain('(120.0 s, 240.0 s)');
+    expect(auditJitter([fixed, journal([60_000, 131_234, 250_007])], rules)).toEqual([]);
+    expect(auditJitter([fixed], rules)).toEqual([]);
+    // The first wait is the 60 s floor, not an increased delay: one 503 gives nothing to compare.
+    expect(auditJitter([journal([60_000]), journal([60_000])], rules)).toEqual([]);
   });
 
   it('growing delays: doubling, then capped, is fine; constant delays are not', () => {

@@ -49,6 +49,16 @@ export function checkResponse(ctx: KitContext, op: OperationModel, response: Htt
   return findings;
 }
 
+/**
+ * The x-assumed-reason of an error code the provider's document never states: every catalog entry of it is
+ * x-assumed (invalid_api_key, invalid_request). Undefined for a code the document names.
+ */
+export function assumedCodeReason(ctx: KitContext, code: string): string | undefined {
+  const entries = ctx.api.catalog.filter((e) => e.code === code);
+  if (entries.length === 0 || !entries.every((e) => e.assumed)) return undefined;
+  return entries.find((e) => e.assumedReason)?.assumedReason ?? 'marked x-assumed';
+}
+
 /** The `code` of a JSON (error) body, if it has one. */
 export function errorCodeOf(response: HttpResponse): string | undefined {
   const parsed = parseJson(response.text);
@@ -102,10 +112,13 @@ function checkBody(ctx: KitContext, op: OperationModel, documented: ResponseMode
       // Prism answers a request it rejects itself at 422 where the operation declares one (its rule, not the
       // contract's 400), with the sl-violations header: the mock's limitation, reported, not the server's bug.
       const prismOwn = ctx.caps.ownProblemJson && response.headers.get('sl-violations') !== null;
+      // A code whose every catalog entry is x-assumed (401 invalid_api_key): the provider never gave its status.
+      const assumedReason = assumedCodeReason(ctx, code);
       findings.push({
-        severity: prismOwn ? 'warning' : 'failure',
+        severity: prismOwn || assumedReason ? 'warning' : 'failure',
         rule: 'error-code',
-        message: `${at}: code "${code}" answered at ${response.status}; the catalog gives it at ${elsewhere.join(', ')}${prismOwn ? " (Prism's own validation answer: Prism rejects at 422 where the operation documents one)" : ''}`,
+        message: `${at}: code "${code}" answered at ${response.status}; the catalog gives it at ${elsewhere.join(', ')}${prismOwn ? " (Prism's own validation answer: Prism rejects at 422 where the operation documents one)" : ''}${assumedReason ? ` (assumed: the spec only assumes "${code}" at ${elsewhere.join(', ')}; the provider's document does not state it)` : ''}`,
+        ...(assumedReason ? { assumedReason } : {}),
       });
     } else if (known && !known.has(code)) {
       findings.push({

@@ -38,6 +38,8 @@ Options:
   --scenario a,b      only these scenarios (repeatable)
   --test-clock        freeze each scenario's clock (the client must advance it to wait); default: real time,
                       about a minute per 503 scenario
+  --repeat N          run each scenario N times (default 1); with 2 or more, identical increased delays in
+                      every run are reported (no jitter: "increase the delay with jitter", section 3)
   --timeout-ms N      stop a command after N ms per scenario (default 600000)
   --json FILE         write the JSON report
   --junit FILE        write a JUnit XML report (a testcase per scenario, a failure per finding)
@@ -54,6 +56,7 @@ interface ClientCliOptions {
   scenarios: string[];
   testClock: boolean;
   timeoutMs: number;
+  repeat: number;
   json: string | undefined;
   junit: string | undefined;
   command: string[];
@@ -73,6 +76,7 @@ export function parseClientCli(argv: readonly string[], env: Readonly<Record<str
         scenario: { type: 'string', multiple: true },
         'test-clock': { type: 'boolean' },
         'timeout-ms': { type: 'string' },
+        repeat: { type: 'string' },
         json: { type: 'string' },
         junit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -89,6 +93,8 @@ export function parseClientCli(argv: readonly string[], env: Readonly<Record<str
   if (values['base-url'] && !adminToken) throw new UsageError('--base-url needs --admin-token (or $SANDBOX_ADMIN_TOKEN): the kit provisions through the admin API');
   const timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms']);
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout-ms takes a positive whole number, got ${values['timeout-ms']}`);
+  const repeat = values.repeat === undefined ? 1 : Number(values.repeat);
+  if (!Number.isSafeInteger(repeat) || repeat < 1 || repeat > 100) throw new UsageError(`--repeat takes a whole number from 1 to 100, got ${values.repeat}`);
   const scenarios = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   try {
     pickScenarios(scenarios);
@@ -97,7 +103,7 @@ export function parseClientCli(argv: readonly string[], env: Readonly<Record<str
   }
   return {
     help: false,
-    options: { baseUrl: values['base-url']?.replace(/\/+$/, ''), adminToken, scenarios, testClock: values['test-clock'] === true, timeoutMs, json: values.json, junit: values.junit, command },
+    options: { baseUrl: values['base-url']?.replace(/\/+$/, ''), adminToken, scenarios, testClock: values['test-clock'] === true, timeoutMs, repeat, json: values.json, junit: values.junit, command },
   };
 }
 
@@ -124,6 +130,7 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
       ...access,
       scenarios: pickScenarios(options.scenarios),
       testClock: options.testClock,
+      repeat: options.repeat,
       drive: commandDrive(options.command, { adminToken: access.adminToken, testClock: options.testClock, timeoutMs: options.timeoutMs }),
       progress: stderrClientProgress(),
     });

@@ -2,25 +2,37 @@
 // what the client should have done), JSON (the whole ClientReport), and JUnit (a testcase per scenario,
 // a failure per finding).
 import { formatFindings } from '@payments/sandbox';
-import type { ClientProgress, ClientReport, ScenarioResult } from './run.ts';
+import { failedResult, type ClientProgress, type ClientReport, type ScenarioResult } from './run.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
-const verdict = (r: ScenarioResult) => (r.error ? 'ERROR' : r.findings.length ? `${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}` : 'ok');
+const failuresOf = (r: ScenarioResult) => r.findings.filter((f) => f.severity === 'failure');
+const warningsOf = (r: ScenarioResult) => r.findings.filter((f) => f.severity === 'warning');
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const verdict = (r: ScenarioResult) => {
+  const warned = warningsOf(r).length ? `, ${plural(warningsOf(r).length, 'assumed warning')}` : '';
+  return r.error ? 'ERROR' : failuresOf(r).length ? `${plural(failuresOf(r).length, 'finding')}${warned}` : `ok${warned}`;
+};
+const titleOf = (r: ScenarioResult, report: ClientReport) => (report.repeat > 1 ? `${r.name} (run ${r.run}/${report.repeat})` : r.name);
 
 export function renderClientSummary(report: ClientReport): string {
   const lines = [`Client-rules audit of ${report.scenarios.length} scenario(s) against ${report.baseUrl} (${report.clock === 'test' ? 'test clock' : 'real time'})`, ''];
   for (const r of report.scenarios) {
-    lines.push(`${r.findings.length || r.error ? '✗' : '✓'} ${r.name}: ${verdict(r)} (${requests(r.requests)}, ${seconds(r.durationMs)})`);
+    lines.push(`${failedResult(r) ? '✗' : '✓'} ${titleOf(r, report)}: ${verdict(r)} (${requests(r.requests)}, ${seconds(r.durationMs)})`);
     if (r.error) lines.push(`  ${r.error}`);
-    if (r.findings.length) {
+    if (failuresOf(r).length) {
       lines.push(`  expected: ${r.expected}`);
-      lines.push(...formatFindings(r.findings).split('\n').map((line) => `  ${line}`));
+      lines.push(...formatFindings(failuresOf(r)).split('\n').map((line) => `  ${line}`));
     }
-    if ((r.error || r.findings.length) && r.output?.trim()) lines.push('  client output (last lines):', ...r.output.trim().split('\n').slice(-8).map((l) => `    ${l}`));
+    // Apart from the failures: what rests only on the spec's assumptions (the provider never said it).
+    if (warningsOf(r).length) {
+      lines.push('  assumed, not the provider\'s rules (warnings, they fail nothing):');
+      lines.push(...formatFindings(warningsOf(r)).split('\n').map((line) => `    ${line}`));
+    }
+    if (failedResult(r) && r.output?.trim()) lines.push('  client output (last lines):', ...r.output.trim().split('\n').slice(-8).map((l) => `    ${l}`));
   }
-  const { scenarios, passed, failed, findings } = report.totals;
-  lines.push('', `${scenarios} scenarios: ${passed} passed, ${failed} failed, ${findings} finding(s)`, '');
+  const { scenarios, passed, failed, findings, warnings } = report.totals;
+  lines.push('', `${scenarios} scenarios: ${passed} passed, ${failed} failed, ${findings} finding(s), ${warnings} assumed warning(s)${report.repeat > 1 ? `; each scenario run ${report.repeat} times (jitter compared across runs)` : ''}`, '');
   return lines.join('\n');
 }
 
@@ -29,15 +41,16 @@ export const toClientJson = (report: ClientReport): string => `${JSON.stringify(
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function toClientJunit(report: ClientReport): string {
-  const failures = report.scenarios.filter((r) => r.findings.length).length;
+  const failures = report.scenarios.filter((r) => failuresOf(r).length).length;
   const errors = report.scenarios.filter((r) => r.error).length;
   const total = report.scenarios.reduce((ms, r) => ms + r.durationMs, 0);
   const cases = report.scenarios.map((r) => {
     const body = [
-      ...r.findings.map((f) => `      <failure type="${xml(f.kind)}" message="${xml(`${f.kind}: ${f.detail}`)}">${xml(formatFindings([f]))}</failure>`),
+      ...failuresOf(r).map((f) => `      <failure type="${xml(f.kind)}" message="${xml(`${f.kind}: ${f.detail}`)}">${xml(formatFindings([f]))}</failure>`),
+      ...(warningsOf(r).length ? [`      <system-out>${xml(formatFindings(warningsOf(r)))}</system-out>`] : []),
       ...(r.error ? [`      <error message="${xml(r.error)}"/>`] : []),
     ];
-    const open = `    <testcase classname="client-rules" name="${xml(r.name)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
+    const open = `    <testcase classname="client-rules" name="${xml(titleOf(r, report))}" time="${(r.durationMs / 1000).toFixed(3)}"`;
     return body.length ? `${open}>\n${body.join('\n')}\n    </testcase>` : `${open}/>`;
   });
   return [

@@ -3,7 +3,8 @@
 // is a `drive` function: the CLI's spawns the user's command with the scenario in its environment
 // (command.ts); a test passes its own, e.g. our client with a virtual sleep that advances the test clock.
 import { loadSpec } from '@payments/spec';
-import { auditJournal, auditRules, type Finding } from '@payments/sandbox';
+import { auditJitter, auditJournal, auditRules, type Finding, type JournalEntry } from '@payments/sandbox';
+import { scenarioExpectations } from './expectations.ts';
 import { advanceClock, provision, readJournal, type Provisioned, type SandboxAccess } from './provision.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -22,11 +23,14 @@ export type Drive = (context: ScenarioContext) => Promise<{ exitCode: number; ou
 
 export interface ScenarioResult {
   name: string;
+  /** Which run of the scenario (1…N with --repeat N). */
+  run: number;
   title: string;
   expected: string;
   organizationId: string;
   /** Requests the journal holds for the scenario (the recipient the kit created included). */
   requests: number;
+  /** Findings, failures (the document's rules, the scenario's expectations) and warnings (assumptions) alike. */
   findings: Finding[];
   /** Why the scenario could not be judged (the client sent no request for the payment, or provisioning failed). */
   error: string | undefined;
@@ -39,8 +43,14 @@ export interface ClientReport {
   baseUrl: string;
   clock: 'test' | 'real';
   scenarios: ScenarioResult[];
-  totals: { scenarios: number; passed: number; failed: number; findings: number };
+  /** Runs per scenario (--repeat): with 2 or more, the increased delays are compared across runs (jitter). */
+  repeat: number;
+  /** `findings`: failures (they fail the run); `warnings`: findings on an x-assumed part of the spec only. */
+  totals: { scenarios: number; passed: number; failed: number; findings: number; warnings: number };
 }
+
+/** A result fails on a finding that is not a warning, or when it could not be judged. */
+export const failedResult = (r: ScenarioResult): boolean => Boolean(r.error) || r.findings.some((f) => f.severity === 'failure');
 
 export type ClientProgress = (event: { type: 'start'; scenario: Scenario; index: number; of: number } | { type: 'end'; result: ScenarioResult; index: number; of: number }) => void;
 
@@ -49,34 +59,47 @@ export interface ClientRunOptions extends SandboxAccess {
   testClock: boolean;
   drive: Drive;
   progress?: ClientProgress;
+  /** Runs per scenario (default 1). */
+  repeat?: number;
 }
 
 export async function runClientMode(options: ClientRunOptions): Promise<ClientReport> {
   const rules = auditRules(loadSpec());
+  const repeat = options.repeat ?? 1;
   const results: ScenarioResult[] = [];
-  for (const [index, scenario] of options.scenarios.entries()) {
-    options.progress?.({ type: 'start', scenario, index, of: options.scenarios.length });
-    const result = await runScenario(options, scenario, rules);
-    results.push(result);
-    options.progress?.({ type: 'end', result, index, of: options.scenarios.length });
+  const of = options.scenarios.length * repeat;
+  for (const scenario of options.scenarios) {
+    const journals: JournalEntry[][] = [];
+    for (let run = 1; run <= repeat; run++) {
+      const index = results.length;
+      options.progress?.({ type: 'start', scenario, index, of });
+      const { result, entries } = await runScenario(options, scenario, rules, run);
+      if (!result.error) journals.push(entries);
+      // The last run carries what only the runs together show: the same increased delays every time.
+      if (run === repeat && journals.length === repeat) result.findings.push(...auditJitter(journals, rules));
+      results.push(result);
+      options.progress?.({ type: 'end', result, index, of });
+    }
   }
-  const failed = results.filter((r) => r.findings.length || r.error).length;
+  const failed = results.filter(failedResult).length;
+  const count = (severity: Finding['severity']) => results.reduce((n, r) => n + r.findings.filter((f) => f.severity === severity).length, 0);
   return {
     baseUrl: options.baseUrl,
     clock: options.testClock ? 'test' : 'real',
+    repeat,
     scenarios: results,
-    totals: { scenarios: results.length, passed: results.length - failed, failed, findings: results.reduce((n, r) => n + r.findings.length, 0) },
+    totals: { scenarios: results.length, passed: results.length - failed, failed, findings: count('failure'), warnings: count('warning') },
   };
 }
 
-async function runScenario(options: ClientRunOptions, scenario: Scenario, rules: ReturnType<typeof auditRules>): Promise<ScenarioResult> {
+async function runScenario(options: ClientRunOptions, scenario: Scenario, rules: ReturnType<typeof auditRules>, run: number): Promise<{ result: ScenarioResult; entries: JournalEntry[] }> {
   const started = performance.now();
-  const base = { name: scenario.name, title: scenario.title, expected: scenario.expected, organizationId: '', requests: 0, findings: [], exitCode: undefined, output: undefined };
+  const base = { name: scenario.name, run, title: scenario.title, expected: scenario.expected, organizationId: '', requests: 0, findings: [], exitCode: undefined, output: undefined };
   let provisioned: Provisioned;
   try {
     provisioned = await provision(options, scenario, { testClock: options.testClock });
   } catch (err) {
-    return { ...base, error: `provisioning failed: ${err instanceof Error ? err.message : String(err)}`, durationMs: performance.now() - started };
+    return { result: { ...base, error: `provisioning failed: ${err instanceof Error ? err.message : String(err)}`, durationMs: performance.now() - started }, entries: [] };
   }
   let virtualNow = Date.now();
   const context: ScenarioContext = {
@@ -93,10 +116,10 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
   };
   const driven = await options.drive(context).catch((err: unknown) => ({ exitCode: 1, output: `the client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` }));
   const { entries } = await readJournal(options, provisioned.organizationId);
-  const findings = auditJournal(entries, rules);
+  const findings = [...auditJournal(entries, rules), ...scenarioExpectations(scenario, entries, rules)];
   // A client that never tried the payment broke no rule, but proved nothing either.
   const tried = entries.some((e) => e.operationId === scenario.operation);
-  return {
+  const result: ScenarioResult = {
     ...base,
     organizationId: provisioned.organizationId,
     requests: entries.length,
@@ -106,4 +129,5 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
     output: driven.output,
     durationMs: performance.now() - started,
   };
+  return { result, entries };
 }

@@ -24,6 +24,10 @@ export interface AdminClient {
   createOrganization(flags: Record<string, unknown>): Promise<{ id: string }>;
   /** Schedules a fault (openapi-admin createFault): the next `count` requests to the operation meet it. */
   createFault(fault: Record<string, unknown>): Promise<{ id: string }>;
+  /** Whether the fault is still armed (openapi-admin listFaults: remaining > 0). */
+  faultArmed(id: string): Promise<boolean>;
+  /** Deactivates a recipient, as the dashboard would (openapi-admin deactivateRecipient). */
+  deactivateRecipient(organizationId: string, recipientId: string): Promise<void>;
   createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
   revokeApiKey(apiKeyId: string): Promise<void>;
   /** A wallet recipient, as the dashboard saves one (the public API cannot create them). */
@@ -58,6 +62,13 @@ export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): 
       const created = await call('POST', '/faults', fault);
       if (typeof created.id !== 'string') throw new SetupError('admin: the created fault has no id');
       return { id: created.id };
+    },
+    async faultArmed(id) {
+      const { faults } = await call('GET', '/faults');
+      return Array.isArray(faults) && faults.some((f) => typeof f === 'object' && f !== null && f.id === id && Number(f.remaining) > 0);
+    },
+    async deactivateRecipient(organizationId, recipientId) {
+      await call('POST', `/organizations/${encodeURIComponent(organizationId)}/recipients/${encodeURIComponent(recipientId)}/deactivate`);
     },
     async createOrganization(flags) {
       const org = await call('POST', '/organizations', flags);

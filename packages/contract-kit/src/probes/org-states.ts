@@ -3,7 +3,9 @@
 // without accepted card terms gets 409 `authorized_user_terms_required`; a PIX checkout session without
 // checkout PIX set up gets 503 `checkout_pix_not_available`; a transfer to a wallet recipient with wallet
 // transfers off gets 403 `wallet_transfers_not_enabled`, to one not activated 409 `wallet_recipient_required`; a
-// recipient repeating a unique field of another gets one of the spec's 409 `…_already_exists` codes. Each answer must be the documented status
+// recipient repeating a unique field of another gets one of the spec's 409 `…_already_exists` codes; a transfer
+// to a recipient deactivated after it was made gets 404 `recipient_not_found` (section 4, further rule 2). A
+// documented 503 that is not the state's answer is inconclusive here as in every check (issue 27). Each answer must be the documented status
 // with a code the spec gives the operation there. Which admin flag makes which state is the admin API's
 // vocabulary (openapi-admin OrganizationCreate); the expected answers are read from the public spec.
 import { isObject, resolvePointer } from '@payments/spec';
@@ -17,7 +19,8 @@ import type { CheckResult } from '../types.ts';
 import { FULL_ORGANIZATION, SetupError } from './admin.ts';
 import { samplePlan } from './auth.ts';
 import { linksOf } from './chain.ts';
-import { send, successBody } from './stateful.ts';
+import { send, sendUntilDefinite, successBody, unusable } from './stateful.ts';
+import type { HttpResponse } from '../http.ts';
 
 interface State {
   name: string;
@@ -59,9 +62,9 @@ export async function orgStatesCheck(ctx: KitContext, op: OperationModel, seed: 
       const body = op.method === 'POST' ? await successBody(ctx, op, check) : undefined;
       const plan = op.method === 'POST' ? examplePlan(ctx, op, body) : samplePlan(ctx, op, seed);
       const request = materialize(ctx, op, plan, { headers: { [ctx.api.apiKeyHeader]: key } });
-      const ex = await send(ctx, op, check, request, { keepInconclusive: true });
+      const ex = await sendUntilDefinite(ctx, op, check, request, answers(state.status, codes));
       const response = ex.response;
-      if (!response) continue;
+      if (!response || unusable(op, response, answers(state.status, codes))) continue; // recorded as inconclusive
       const code = errorCodeOf(response);
       if (response.status !== state.status || !codes.includes(code ?? '')) {
         check.add([
@@ -75,6 +78,7 @@ export async function orgStatesCheck(ctx: KitContext, op: OperationModel, seed: 
       }
     }
     await walletStates(ctx, op, check);
+    await inactiveRecipient(ctx, op, check);
     await uniqueness(ctx, op, check);
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
@@ -98,14 +102,17 @@ async function uniqueness(ctx: KitContext, op: OperationModel, check: CheckRecor
   if (!created.response || created.response.status >= 300) return;
   for (const field of Object.keys(original).filter((k) => JSON.stringify(original[k]) !== JSON.stringify(other[k]))) {
     const again = materialize(ctx, op, examplePlan(ctx, op, { ...other, [field]: original[field]! })); // a new key
-    const ex = await send(ctx, op, check, again, { keepInconclusive: true });
-    if (!ex.response) continue;
+    const ex = await sendUntilDefinite(ctx, op, check, again, answers(409, codes));
+    if (!ex.response || unusable(op, ex.response, answers(409, codes))) continue;
     const code = errorCodeOf(ex.response);
     if (ex.response.status !== 409 || !codes.includes(code ?? '')) {
       check.add([{ severity: 'failure', rule: 'provider-state', message: `"${field}" of an existing one under a new key: ${label(op, ex.response)} ${code ?? ''}; the spec documents 409 ${codes.join(' or ')}. Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, again) }]);
     }
   }
 }
+
+/** The documented answer of a state: its status with one of its codes (a 503 that is one is not inconclusive here). */
+const answers = (status: number, codes: readonly string[]) => (r: HttpResponse) => r.status === status && codes.includes(errorCodeOf(r) ?? '');
 
 function skip(check: CheckRecorder, why: string): CheckResult {
   check.skip(`skipped, ${why}`);
@@ -132,16 +139,40 @@ async function walletStates(ctx: KitContext, op: OperationModel, check: CheckRec
     const wallet = await admin.createWalletRecipient(org.id, { nickname: `Wallet ${crypto.randomUUID().slice(0, 8)}`, destinationAddress: WALLET_ADDRESS, active: state.active });
     const body = await successBody(ctx, op, check);
     if (!isObject(body)) return;
-    // The field that carries a recipient's id: the one the spec's link from recipient creation fills in.
-    const link = ctx.api.operations.flatMap((o) => linksOf(o)).find((l) => l.operationId === op.operationId && isObject(l.requestBody));
-    const idField = link && isObject(link.requestBody) ? Object.keys(link.requestBody)[0] : undefined;
+    const idField = recipientField(ctx, op);
     if (!idField) return;
     const request = materialize(ctx, op, examplePlan(ctx, op, { ...body, [idField]: wallet.id }), { headers: { [ctx.api.apiKeyHeader]: key } });
-    const ex = await send(ctx, op, check, request, { keepInconclusive: true });
-    if (!ex.response) continue;
+    const ex = await sendUntilDefinite(ctx, op, check, request, answers(state.status, [state.code]));
+    if (!ex.response || unusable(op, ex.response, answers(state.status, [state.code]))) continue;
     const code = errorCodeOf(ex.response);
     if (ex.response.status !== state.status || code !== state.code) {
       check.add([{ severity: 'failure', rule: 'provider-state', message: `${state.what}: ${label(op, ex.response)} ${code ?? ''}; the spec documents ${state.status} ${state.code}. Body ${snippet(ex.response.text)}`, curl: toCurl(ctx.transport.baseUrl, request, key, 'STATE_ORG_KEY') }]);
     }
+  }
+}
+
+/** The field that carries a recipient's id in the operation's body: the one the spec's link from recipient creation fills in. */
+function recipientField(ctx: KitContext, op: OperationModel): string | undefined {
+  const link = ctx.api.operations.flatMap((o) => linksOf(o)).find((l) => l.operationId === op.operationId && isObject(l.requestBody));
+  return link && isObject(link.requestBody) ? Object.keys(link.requestBody)[0] : undefined;
+}
+
+/**
+ * A transfer to a recipient made through the API and then deactivated (in the dashboard, here the admin API):
+ * "A missing or inactive recipient gives 404 `recipient_not_found`" (section 4, further rule 2). The answer
+ * expected is the spec's 404 code for the operation that names a recipient.
+ */
+async function inactiveRecipient(ctx: KitContext, op: OperationModel, check: CheckRecorder): Promise<void> {
+  const field = recipientField(ctx, op);
+  const code = [...(op.codes.get(404) ?? [])].find((c) => c.startsWith('recipient_'));
+  if (!field || !code || op.method !== 'POST' || !ctx.organizationId) return;
+  const body = await successBody(ctx, op, check); // a body to a fresh, active recipient of the kit's organization
+  if (!isObject(body) || typeof body[field] !== 'string') return;
+  await ctx.admin!.deactivateRecipient(ctx.organizationId, body[field] as string);
+  const request = materialize(ctx, op, examplePlan(ctx, op, body));
+  const ex = await sendUntilDefinite(ctx, op, check, request, answers(404, [code]));
+  if (!ex.response || unusable(op, ex.response, answers(404, [code]))) return;
+  if (ex.response.status !== 404 || errorCodeOf(ex.response) !== code) {
+    check.add([{ severity: 'failure', rule: 'provider-state', message: `a recipient deactivated after it was created: ${label(op, ex.response)} ${errorCodeOf(ex.response) ?? ''}; the document says "A missing or inactive recipient gives 404 \`${code}\`" (section 4, further rule 2). Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, request) }]);
   }
 }

@@ -10,7 +10,7 @@ import { inconclusive } from '../checks/expectations.ts';
 import { checkResponse, label, snippet } from '../checks/response.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
-import { parseJson, type Exchange, type HttpRequest } from '../http.ts';
+import { parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
 import { escapePointer, locate, type OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
@@ -30,7 +30,7 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
   try {
     const body = await successBody(ctx, op, check);
     const request = materialize(ctx, op, examplePlan(ctx, op, body));
-    const first = await send(ctx, op, check, request);
+    const first = await sendUntilDefinite(ctx, op, check, request);
     if (!first.response || first.response.status < 200 || first.response.status >= 300) {
       return skipped(check, `skipped, the first request was not a success, so there is nothing to replay (${describe(op, first)})`);
     }
@@ -53,39 +53,110 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
   return check.result();
 }
 
+/**
+ * What the provider's document ties to one Idempotency-Key, per operation (the words are the provider's; the
+ * fields are checked against the spec's request body before use): a transfer is its recipient and amount, and
+ * another one under the same key is `409 banking_transfer_idempotency_conflict` (section 7, Idempotency rule 4);
+ * a checkout session is its normalized amount, discountPercent and payment method (section 4, further rule 3),
+ * and any other request under a used key "returns the original response, not a new one" (rule 4).
+ */
+const IDENTITY: Record<string, { fields: string[]; answer: 'conflict' | 'original'; rule: string }> = {
+  [CREATE_TRANSFER]: { fields: [RECIPIENT_FIELD, AMOUNT_FIELD], answer: 'conflict', rule: 'section 7, Idempotency rule 4' },
+  createCheckoutSession: { fields: [AMOUNT_FIELD, 'discountPercent', 'paymentMethod'], answer: 'original', rule: 'section 4, further rule 3; section 7, Idempotency rule 4' },
+};
+
+/** The operation's identity fields, those its request body schema has (undefined: no identity to vary). */
+export function identityOf(ctx: KitContext, op: OperationModel): (typeof IDENTITY)[string] | undefined {
+  const identity = IDENTITY[op.operationId];
+  if (!identity || !op.body) return undefined;
+  if (identity.answer === 'conflict' && !op.codes.get(409)?.has(CONFLICT_CODE)) return undefined;
+  const schema = locate(ctx.api.doc, { $ref: op.body.schemaPointer }, op.body.schemaPointer);
+  const props = schema && isObject(schema.node.properties) ? schema.node.properties : {};
+  const fields = identity.fields.filter((f) => f in props);
+  return fields.length === identity.fields.length ? identity : undefined;
+}
+
 export async function conflictProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
-  const check = new CheckRecorder(op.operationId, 'idempotency-conflict', `the same key with another amount gets ${CONFLICT_CODE}`);
-  if (!op.codes.get(409)?.has(CONFLICT_CODE)) return skipped(check, `skipped, the spec gives ${op.operationId} no 409 ${CONFLICT_CODE}`);
+  const identity = identityOf(ctx, op);
+  const check = new CheckRecorder(op.operationId, 'idempotency-conflict', identity?.answer === 'original' ? 'the same key with another part of the identity returns the original response' : `the same key with another recipient or amount gets ${CONFLICT_CODE}`);
+  if (!identity) return skipped(check, `skipped, the spec gives ${op.operationId} no request identity the kit knows`);
   try {
     const body = await successBody(ctx, op, check);
-    if (!isObject(body) || !(AMOUNT_FIELD in body)) throw new SetupError(`the ${op.operationId} example has no ${AMOUNT_FIELD}`);
+    if (!isObject(body)) throw new SetupError(`the ${op.operationId} example is not an object`);
+    const validate = ctx.api.validator.compile({ $ref: op.body!.schemaPointer });
     const original = materialize(ctx, op, examplePlan(ctx, op, body));
-    const first = await send(ctx, op, check, original);
+    const first = await sendUntilDefinite(ctx, op, check, original);
     if (!first.response || first.response.status < 200 || first.response.status >= 300) {
-      return skipped(check, `skipped, the first transfer was not created (${describe(op, first)})`);
+      return skipped(check, `skipped, the first request was not a success (${describe(op, first)})`);
     }
-    const other = { ...body, [AMOUNT_FIELD]: otherAmount(body[AMOUNT_FIELD]!) };
-    const changed: HttpRequest = { ...original, body: JSON.stringify(other) };
-    const second = await send(ctx, op, check, changed);
-    if (!second.response || inconclusive(op, second.response)) return check.result();
-    const parsed = parseJson(second.response.text);
-    const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
-    if (second.response.status !== 409 || code !== CONFLICT_CODE) {
-      const replayed = second.response.text === first.response.text ? ' (the original response was replayed: the changed amount was ignored)' : '';
-      check.add([
-        {
-          severity: 'failure',
-          rule: 'conflict',
-          message: `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${AMOUNT_FIELD} ${JSON.stringify(body[AMOUNT_FIELD])} → ${JSON.stringify(other[AMOUNT_FIELD])} got ${label(op, second.response)}${replayed}; expected 409 ${CONFLICT_CODE}. Body ${snippet(second.response.text, 200)}`,
-          curl: curlOf(ctx, changed),
-        },
-      ]);
+    // Each part of the identity in turn, the rest unchanged.
+    for (const field of identity.fields) {
+      const other = await vary(ctx, op, check, body, field, identity.fields, validate);
+      if (!other) {
+        check.warn({ rule: 'conflict', message: `${field}: no other valid value could be made from the spec; that part of the identity was not varied` });
+        continue;
+      }
+      const changed: HttpRequest = { ...original, body: JSON.stringify(other) };
+      const second = await sendUntilDefinite(ctx, op, check, changed);
+      if (!second.response || unusable(op, second.response)) continue;
+      const what = `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${field} ${JSON.stringify(body[field] ?? null)} → ${JSON.stringify(other[field] ?? null)}`;
+      const failure = identity.answer === 'conflict' ? conflictFailure(op, first.response.text, second.response, what) : replayFailure(op, first.response, second.response, what, identity.rule);
+      if (failure) check.add([{ severity: 'failure', rule: 'conflict', message: failure, curl: curlOf(ctx, changed) }]);
     }
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
     return skipped(check, `skipped, ${err.message}`);
   }
   return check.result();
+}
+
+function conflictFailure(op: OperationModel, firstText: string, response: HttpResponse, what: string): string | undefined {
+  const parsed = parseJson(response.text);
+  const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
+  if (response.status === 409 && code === CONFLICT_CODE) return undefined;
+  const replayed = response.text === firstText ? ' (the original response was replayed: the change was ignored)' : '';
+  return `${what} got ${label(op, response)}${replayed}; expected 409 ${CONFLICT_CODE} ("a different amount or recipient gives \`${CONFLICT_CODE}\`", section 7, Idempotency rule 4). Body ${snippet(response.text, 200)}`;
+}
+
+function replayFailure(op: OperationModel, first: HttpResponse, response: HttpResponse, what: string, rule: string): string | undefined {
+  if (response.status === first.status && response.text === first.text) return undefined;
+  return `${what} got ${label(op, response)} ${response.status === first.status ? 'with another body' : `instead of ${first.status}`}: ${difference(first.text, response.text)}; a used key "returns the original response, not a new one" (${rule})`;
+}
+
+/**
+ * The body with `field` changed to another valid value: a new recipient (made through the API), another amount,
+ * another value from the schema; when the change alone breaks the body (amount and discountPercent are mutually
+ * exclusive), the identity field that excludes it is left out. Undefined when nothing valid can be made.
+ */
+async function vary(ctx: KitContext, op: OperationModel, check: CheckRecorder, body: JsonObject, field: string, fields: readonly string[], validate: (v: unknown) => boolean): Promise<JsonObject | undefined> {
+  const value = field === RECIPIENT_FIELD ? await createRecipient(ctx, check) : otherValue(ctx, op, body, field);
+  if (value === undefined) return undefined;
+  const changed = { ...body, [field]: value };
+  if (validate(changed)) return changed;
+  for (const g of fields.filter((f) => f !== field && f in changed)) {
+    const { [g]: _left, ...rest } = changed;
+    if (validate(rest)) return rest;
+  }
+  return undefined;
+}
+
+/** Another value of a property: another amount; else one of the schema's enum values or examples, a number within its bounds, another string. */
+function otherValue(ctx: KitContext, op: OperationModel, body: JsonObject, field: string): Json | undefined {
+  const current = body[field];
+  if (field === AMOUNT_FIELD && current !== undefined) return otherAmount(current);
+  const schema = propertySchema(ctx, op.body!.schemaPointer, body, field);
+  if (!schema) return undefined;
+  const candidates: Json[] = [...(Array.isArray(schema.enum) ? schema.enum : []), ...(Array.isArray(schema.examples) ? schema.examples : [])];
+  if (schema.type === 'number' || schema.type === 'integer') {
+    const max = typeof schema.maximum === 'number' ? schema.maximum : 100;
+    const min = typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : typeof schema.minimum === 'number' ? schema.minimum : 0;
+    candidates.push(Math.floor((min + max) / 2), max);
+  }
+  if (schema.type === 'string') {
+    const max = typeof schema.maxLength === 'number' ? schema.maxLength : 64;
+    candidates.push(...(typeof current === 'string' ? [`${current}-other`.slice(0, max)] : []), 'other');
+  }
+  return candidates.find((c) => JSON.stringify(c) !== JSON.stringify(current ?? null));
 }
 
 function skipped(check: CheckRecorder, message: string): CheckResult {
@@ -103,6 +174,30 @@ export async function send(ctx: KitContext, op: OperationModel, check: CheckReco
   } else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
   return ex;
 }
+
+/** How often a probe sends one request again, with the same key, after an inconclusive answer. */
+export const INCONCLUSIVE_TRIES = 3;
+
+/**
+ * send(), again with the same request (the same key: what the provider asks after a temporary 503 or the
+ * edge's 502/504) while the answer is inconclusive and not the one `expected`, at most INCONCLUSIVE_TRIES
+ * times in all. Each inconclusive answer is recorded (a warning; a failure under --strict-503), never judged
+ * as the probe's failure: a documented temporary 503 means the same in every check.
+ */
+export async function sendUntilDefinite(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, expected?: (response: HttpResponse) => boolean): Promise<Exchange> {
+  let ex: Exchange | undefined;
+  for (let tries = 0; tries < INCONCLUSIVE_TRIES; tries++) {
+    ex = await send(ctx, op, check, request, { keepInconclusive: true });
+    const stray = ex.response && !expected?.(ex.response) ? inconclusive(op, ex.response, 'the probe sent the same request again') : undefined;
+    if (!stray) return ex;
+    check.add([{ ...stray, curl: curlOf(ctx, request) }]);
+  }
+  return ex!;
+}
+
+/** An answer a probe could not use: inconclusive (a documented 503, the edge's 502/504) and not the one expected. */
+export const unusable = (op: OperationModel, response: HttpResponse | undefined, expected?: (response: HttpResponse) => boolean): boolean =>
+  Boolean(response && !expected?.(response) && inconclusive(op, response));
 
 /** Where two bodies first differ, with some context from each. */
 export function difference(a: string, b: string): string {
@@ -136,7 +231,7 @@ async function createRecipient(ctx: KitContext, check: CheckRecorder): Promise<s
   const validate = ctx.api.validator.compile({ $ref: op.body.schemaPointer });
   const example = op.requestExamples.find((e) => validate(e) === true);
   if (example === undefined) throw new SetupError(`the spec gives ${CREATE_RECIPIENT} no valid request example`);
-  const ex = await send(ctx, op, check, materialize(ctx, op, examplePlan(ctx, op, uniquify(ctx, op, example, validate))));
+  const ex = await sendUntilDefinite(ctx, op, check, materialize(ctx, op, examplePlan(ctx, op, uniquify(ctx, op, example, validate))));
   const parsed = ex.response ? parseJson(ex.response.text) : undefined;
   const id = parsed?.ok && isObject(parsed.value) ? parsed.value.id : undefined;
   if (!ex.response || ex.response.status >= 300 || typeof id !== 'string') throw new SetupError(`could not create a recipient for the transfer (${describe(op, ex)})`);

@@ -33,6 +33,9 @@ export interface Mutant {
   defect: string;
   /** Whether the spec makes the defect visible; when not, why (it is reported, and left out of the score). */
   visible: true | { no: string };
+  /** An honest server the kit may not be able to check everywhere (occasional 503s): its run passes with
+   *  --allow-skips (no check FAILS; a probe left without an answer is skipped). */
+  skipsAllowed?: boolean;
   /** The checks (ids of registry.ts) expected to catch it; the mutant test asserts one of them fails. */
   caughtBy?: string[];
   request?(req: Req, env: MutantEnv): Req | Promise<Req>;

@@ -190,7 +190,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'pix-without-key-accepted',
-    caughtBy: ['coverage'],
+    // The invalid check itself, on every seed (issue 27: it had reached the rule only through a nickname collision of coverage's).
+    caughtBy: ['invalid'],
     defect: 'a PIX recipient without its PIX key is accepted',
     visible: true,
     request: (req) => (is(req, 'POST', RECIPIENTS) ? reqJson(req, (b) => (b.rail === 'brl_pix' && !('pixKey' in b) ? { ...b, pixKey: `mutant-${crypto.randomUUID()}@example.com` } : b)) : req),
@@ -395,6 +396,84 @@ export const MUTANTS: Mutant[] = [
     defect: 'an unknown transfer id gets an undocumented 500',
     visible: true,
     response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 404 ? { ...res, status: 500 } : res),
+  },
+  // Issue 27: defects found by checks written independently of this list, and honest servers the kit failed.
+  {
+    name: 'bad-key-403',
+    defect: 'a missing, malformed, unknown or revoked key gets 403 invalid_api_key instead of 401',
+    visible: { no: 'the 401 and invalid_api_key for a bad key are x-assumed (the provider shows neither): 403 is a warning naming the assumption' },
+    response: (res) => (res.status === 401 && codeOf(res) === 'invalid_api_key' ? { ...res, status: 403 } : res),
+  },
+  {
+    name: 'validation-code-renamed',
+    defect: 'the generic validation code is validation_error instead of invalid_request',
+    visible: { no: 'invalid_request as the generic validation code is x-assumed (the provider names none): another code is a warning naming the assumption' },
+    response: (res) => (codeOf(res) === 'invalid_request' ? withJson(res, (b) => ({ ...b, code: 'validation_error' })) : res),
+  },
+  {
+    name: 'occasional-503',
+    defect: 'a correct server with occasional documented 503 temporarily_unavailable answers (every 9th POST of the public API, nothing processed)',
+    visible: { no: 'a documented temporary 503 is inconclusive in every check (a warning); a probe it leaves without an answer is skipped, never failed' },
+    skipsAllowed: true,
+    handle: async (req, env) => {
+      const n = ((env.memory.get('posts') as number | undefined) ?? 0) + (req.method === 'POST' && req.path.startsWith('/v1/') ? 1 : 0);
+      env.memory.set('posts', n);
+      if (req.method === 'POST' && req.path.startsWith('/v1/') && n % 9 === 0) {
+        return { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Temporarily unavailable.', code: 'temporarily_unavailable', requestId: crypto.randomUUID() }) };
+      }
+      return env.forward(req);
+    },
+  },
+  {
+    name: 'deactivated-recipient-accepted',
+    caughtBy: ['organization-states'],
+    defect: 'a transfer to a deactivated (non-wallet) recipient is accepted (the recipient is looked up without its active flag)',
+    visible: true,
+    handle: async (req, env) => {
+      const deactivate = /^\/admin\/organizations\/([^/]+)\/recipients\/([^/]+)\/deactivate$/.exec(req.path);
+      if (req.method === 'POST' && deactivate) env.memory.set(`inactive:${deactivate[2]}`, { org: deactivate[1], auth: req.headers.authorization });
+      const recipient = is(req, 'POST', TRANSFERS) ? parse(req.body)?.recipientId : undefined;
+      const inactive = typeof recipient === 'string' ? (env.memory.get(`inactive:${recipient}`) as { org: string; auth: string } | undefined) : undefined;
+      if (!inactive) return env.forward(req);
+      // As if the lookup ignored `active`: the transfer is made while the recipient is (briefly) active again.
+      const admin = (verb: string) => env.forward({ method: 'POST', path: `/admin/organizations/${inactive.org}/recipients/${recipient}/${verb}`, headers: { authorization: inactive.auth }, body: '' });
+      await admin('activate');
+      try {
+        return await env.forward(req);
+      } finally {
+        await admin('deactivate');
+      }
+    },
+  },
+  {
+    name: 'conflict-other-recipient-ignored',
+    caughtBy: ['idempotency-conflict'],
+    defect: 'a transfer key reused with another recipient (same amount) replays the original instead of 409',
+    visible: true,
+    request: (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key) return req;
+      const first = env.memory.get(`recipient:${key}`) as string | undefined;
+      const body = parse(req.body);
+      if (first === undefined) env.memory.set(`recipient:${key}`, body?.recipientId);
+      return first === undefined ? req : reqJson(req, (b) => ({ ...b, recipientId: first }));
+    },
+  },
+  {
+    name: 'session-key-new-on-other-method',
+    caughtBy: ['idempotency-conflict'],
+    defect: 'a checkout session key reused with another payment method makes a new session instead of returning the original response',
+    visible: true,
+    request: (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', SESSIONS) || !key) return req;
+      const method: unknown = parse(req.body)?.paymentMethod;
+      const first = env.memory.get(`method:${key}`);
+      if (first === undefined) env.memory.set(`method:${key}`, method ?? null);
+      // Only a key the server accepted (8+ characters): the defect is the key's scope, not its validation.
+      const other = key.length >= 8 && typeof first === 'string' && typeof method === 'string' && first !== method;
+      return other ? { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 180)}-${method.slice(0, 16)}` } } : req;
+    },
   },
   {
     name: 'everything-503',

@@ -6,6 +6,7 @@
 // same payment is judged against what the previous key's last answer said. Known limit, by design of the
 // identity: two genuinely different payments with equal identities (the same amount to the same recipient)
 // sent while the first one's outcome is unknown look like one payment under two keys.
+import type { ValidateFunction } from 'ajv';
 import type { JournalEntry } from './journal.ts';
 import { definite5xxWords, PROVIDER, type AuditRules, type OperationRules, type ProviderRule } from './rules.ts';
 
@@ -16,8 +17,14 @@ export type FindingKind =
   | 'retry_before_minimum_delay'
   /** Waits that do not grow over consecutive temporary 503s of one payment. */
   | 'delays_not_growing'
+  /** The same waits, to the millisecond, in every run of one scenario: no jitter. */
+  | 'delays_without_jitter'
   /** The same payment retried before the Retry-After of an answer that requires waiting it. */
   | 'retry_before_retry_after'
+  /** A new key for a transfer whose earlier attempt was answered 201 pending/completed: a duplicate payment. */
+  | 'duplicate_payment'
+  /** A second resource of the scenario's one payment (a card, a product, a session) under a new key: the scenario's expectation. */
+  | 'second_resource'
   /** A new key for a payment whose attempt is pending review. */
   | 'new_key_while_pending_review'
   /** One key sent with two different payment identities. */
@@ -38,10 +45,24 @@ export interface Evidence {
   code: string | null;
   fault: string | null;
   answered: boolean;
+  /** The status of the resource a 2xx answered with (a transfer's `pending`…): which resource it was. */
+  resourceStatus: string | null;
 }
+
+/**
+ * What a finding rests on: `document`, a rule of the provider's document (a failure); `assumed`, only an
+ * x-assumed part of the spec (a warning naming the assumption: the provider never said it); `scenario`, what
+ * the scenario asked the client for (one card, one session), not a rule of the document.
+ */
+export type Basis = 'document' | 'assumed' | 'scenario';
 
 export interface Finding {
   kind: FindingKind;
+  /** `failure` fails the client; `warning` (an assumption's finding) is reported apart and fails nothing. */
+  severity: 'failure' | 'warning';
+  basis: Basis;
+  /** For `assumed`: the x-assumed node(s) the finding rests on, with their reasons. */
+  assumptions?: { pointer: string; reason: string }[];
   /** The provider's rule broken; `spec` adds where the spec says it, when the check reads the spec. */
   rule: ProviderRule & { spec?: string };
   /** What happened, with the numbers. */
@@ -61,7 +82,7 @@ type Outcome =
 const CLOSED = new Set(['failed', 'cancelled']);
 
 /** What an answer told the client about its payment. */
-function outcomeOf(entry: JournalEntry, op: OperationRules, rules: AuditRules): Outcome {
+export function outcomeOf(entry: JournalEntry, op: OperationRules, rules: AuditRules): Outcome {
   const { status, code } = entry;
   if (!entry.answered || status === null) return { kind: 'unknown', cause: 'no answer' };
   if (status < 300) return { kind: entry.resourceStatus !== null && CLOSED.has(entry.resourceStatus) ? 'closed' : 'resolved' };
@@ -74,7 +95,7 @@ function outcomeOf(entry: JournalEntry, op: OperationRules, rules: AuditRules): 
   return known?.retryable ? { kind: 'rate_limited' } : { kind: 'refused', code: code ?? `http_${status}` };
 }
 
-const evidence = (e: JournalEntry): Evidence => ({
+export const evidence = (e: JournalEntry): Evidence => ({
   at: new Date(e.at).toISOString(),
   operationId: e.operationId,
   idempotencyKey: e.idempotencyKey,
@@ -82,8 +103,10 @@ const evidence = (e: JournalEntry): Evidence => ({
   code: e.code,
   fault: e.fault,
   answered: e.answered,
+  resourceStatus: e.resourceStatus,
 });
-const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+/** A wait to the tenth of a second, cut (never rounded) up: 59,950 ms is "59.9 s", never a "60 s" that meets a 60 s minimum. */
+export const seconds = (ms: number) => `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
 const answerOf = (e: JournalEntry) => (!e.answered ? 'no answer' : e.status === null ? 'nothing' : `${e.status}${e.code ? ` ${e.code}` : ''}`);
 
 /** One payment's history: its last request, and the run of waits after consecutive temporary failures. */
@@ -98,9 +121,18 @@ interface KeyState {
   last: JournalEntry;
 }
 
+/** A finding as the checks write it: a rule of the document (a failure) unless it says otherwise. */
+export type NewFinding = Omit<Finding, 'severity' | 'basis'> & Partial<Pick<Finding, 'severity' | 'basis'>>;
+type Report = (at: number, f: NewFinding) => void;
+
+export const stamp = (f: NewFinding): Finding => {
+  const basis = f.basis ?? 'document';
+  return { ...f, basis, severity: f.severity ?? (basis === 'assumed' ? 'warning' : 'failure') };
+};
+
 export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules): Finding[] {
   const findings: { at: number; finding: Finding }[] = [];
-  const report = (at: number, finding: Finding) => findings.push({ at, finding });
+  const report: Report = (at, finding) => findings.push({ at, finding: stamp(finding) });
   const keys = new Map<string, KeyState>();
   const payments = new Map<string, PaymentState>();
   const refusals = new Map<string, { code: string; entries: JournalEntry[] }>(); // by payment
@@ -109,7 +141,7 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
   for (const { entry: e, index } of ordered) {
     const op = rules.operations.get(e.operationId);
     if (!op || op.method !== 'POST') continue; // the rules below are about requests that create something
-    checkSchema(e, op, report);
+    checkSchema(e, op, rules, report);
     if (e.idempotencyKey === null && op.keyRequired) {
       report(e.at, {
         kind: 'post_without_key',
@@ -163,14 +195,15 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
   return findings.sort((a, b) => a.at - b.at).map((f) => f.finding);
 }
 
-function checkSchema(e: JournalEntry, op: OperationRules, report: (at: number, f: Finding) => void): void {
+function checkSchema(e: JournalEntry, op: OperationRules, rules: AuditRules, report: Report): void {
   if (e.idempotencyKey !== null && op.validateKey && !op.validateKey(e.idempotencyKey)) {
     report(e.at, {
       kind: 'request_breaks_schema',
       rule: { ...(op.path.startsWith('/v1/checkout/') ? PROVIDER.checkoutKey : PROVIDER.keyRequired), spec: `${op.operationId}: Idempotency-Key parameter schema` },
-      detail: `Idempotency-Key ${JSON.stringify(e.idempotencyKey)}: ${ajvText(op.validateKey)}`,
+      detail: `Idempotency-Key ${shownKey(e.idempotencyKey)}: ${ajvText(op.validateKey)}`,
       evidence: [evidence(e)],
       shouldHave: "Send a key the operation's schema accepts (the spec's Idempotency-Key parameter).",
+      ...onAssumptions(rules, op.keyPointer, e.idempotencyKey, op.validateKey),
     });
   }
   if (e.body !== undefined && op.validateBody && !op.validateBody(e.body)) {
@@ -180,9 +213,30 @@ function checkSchema(e: JournalEntry, op: OperationRules, report: (at: number, f
       detail: `body: ${ajvText(op.validateBody)}`,
       evidence: [evidence(e)],
       shouldHave: 'Send a body the spec’s request schema accepts (validate it before sending).',
+      ...onAssumptions(rules, op.bodyPointer, e.body, op.validateBody),
     });
   }
 }
+
+/**
+ * A schema failure that disappears once the spec's x-assumed nodes are relaxed rests only on assumptions
+ * (a 300-character key on transfers: the 1–255 bound is the spec's choice, section 4 sets none): a warning
+ * naming them. Read from the spec (the same rule as the contract kit's), never a hand list.
+ */
+function onAssumptions(rules: AuditRules, pointer: string | undefined, value: unknown, validate: ValidateFunction): Partial<NewFinding> {
+  if (!pointer?.startsWith('#/')) return {};
+  const { onlyAssumptions, assumptions } = rules.assumptions.explain(pointer, value, [...(validate.errors ?? [])]);
+  if (!onlyAssumptions) return {};
+  const named = assumptions.length ? assumptions : [{ pointer, reason: 'marked x-assumed' }];
+  return {
+    basis: 'assumed',
+    assumptions: named,
+    rule: { section: 'not in the provider\'s document (assumed)', words: named.map((a) => a.reason).join(' '), spec: `x-assumed at ${named.map((a) => a.pointer).join(', ')}` },
+  };
+}
+
+/** A key as text; a long one cut, with its length (the detail is about its length, not its characters). */
+export const shownKey = (key: string | null): string => (key !== null && key.length > 64 ? `${JSON.stringify(key.slice(0, 40))}… (${key.length} characters)` : JSON.stringify(key));
 
 const ajvText = (validate: { errors?: { instancePath: string; message?: string }[] | null }) =>
   (validate.errors ?? [])
@@ -190,7 +244,7 @@ const ajvText = (validate: { errors?: { instancePath: string; message?: string }
     .map((err) => `${err.instancePath || '(root)'} ${err.message ?? 'is invalid'}`)
     .join('; ');
 
-function keyReused(first: JournalEntry, e: JournalEntry): Finding {
+function keyReused(first: JournalEntry, e: JournalEntry): NewFinding {
   const rule = e.operationId === 'createCheckoutSession' ? PROVIDER.checkoutIdentity : e.operationId === 'createTransfer' ? PROVIDER.keyIsOnePayment : PROVIDER.sameKeyAfterTimeout;
   return {
     kind: 'key_reused_for_other_payment',
@@ -202,7 +256,7 @@ function keyReused(first: JournalEntry, e: JournalEntry): Finding {
 }
 
 /** The same payment sent again: the minimum wait after a temporary 503, growing waits, Retry-After. */
-function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: (at: number, f: Finding) => void): void {
+function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: Report): void {
   const prev = payment.last;
   const waited = e.at - prev.at;
   const temporary = op.temporary && prev.answered && prev.status === op.temporary.status && outcomeOf(prev, op, rules).kind === 'unknown';
@@ -239,7 +293,7 @@ function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, 
  * on the whole run, leniently: a run whose later waits are all no longer than its first never grew (a
  * client may cap its delays, or restart its backoff after a long pause, and still have grown).
  */
-function endRun(payment: PaymentState, op: OperationRules, report: (at: number, f: Finding) => void): void {
+function endRun(payment: PaymentState, op: OperationRules, report: Report): void {
   const { entries, waits } = payment.run;
   if (waits.length >= 2 && waits.slice(1).every((wait) => wait <= waits[0]!)) {
     report(entries[entries.length - 1]!.at, {
@@ -254,7 +308,7 @@ function endRun(payment: PaymentState, op: OperationRules, report: (at: number, 
 }
 
 /** A new key for a payment: only after a definite answer under the previous key. */
-function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: (at: number, f: Finding) => void): void {
+function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: Report): void {
   const prev = previousKey.last;
   const outcome = outcomeOf(prev, op, rules);
   const oldKey = JSON.stringify(prev.idempotencyKey);
@@ -267,6 +321,16 @@ function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules,
       detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
       evidence: shown,
       shouldHave: `Retry with the same key ${oldKey} until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
+    });
+  } else if (outcome.kind === 'resolved' && op.codes.has(rules.pendingReviewCode)) {
+    // The operation the outcome table is about (it answers pending review): a 201 pending/completed resolved
+    // the attempt, so a new key for the same payment pays it twice.
+    report(e.at, {
+      kind: 'duplicate_payment',
+      rule: PROVIDER.resolvedKeepKey,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} (transfer ${prev.resourceStatus ?? 'created'}) under ${oldKey}: ${e.status !== null && e.status < 300 ? `two transfers now exist for one payment, one under each key (${oldKey}: ${prev.resourceStatus ?? 'created'}, ${JSON.stringify(e.idempotencyKey)}: ${e.resourceStatus ?? 'created'})` : 'a second transfer for one payment was asked for'}`,
+      evidence: shown,
+      shouldHave: `Keep the original key ${oldKey} and track that transfer (it is ${prev.resourceStatus ?? 'created'}); do not submit the payment again. A new key only after a 201 failed/cancelled.`,
     });
   } else if (outcome.kind === 'pending_review') {
     report(e.at, {

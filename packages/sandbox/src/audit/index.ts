@@ -27,8 +27,12 @@
 //   - one key with two payment identities; a payment refused (a 4xx but a rate limit, or a code the catalog
 //     marks not x-retryable) sent again and refused the same way again;
 //   - a POST without the Idempotency-Key its operation requires; a key or a body the spec's schemas reject.
-// Nothing assumed (x-assumed) is held against a client: the 429's Retry-After, for one, is not judged.
-export { auditJournal, type Evidence, type Finding, type FindingKind } from './audit.ts';
+//   - a new key for a transfer whose attempt was answered 201 pending/completed (section 3: a duplicate payment).
+// Nothing assumed (x-assumed) is held against a client: the 429's Retry-After, for one, is not judged, and a
+// schema finding that rests only on x-assumed nodes is a warning (`basis: 'assumed'`) naming them. Every
+// Finding has `severity` (failure | warning) and `basis` (document | assumed | scenario).
+export { auditJournal, evidence, seconds, stamp, type Basis, type Evidence, type Finding, type FindingKind, type NewFinding } from './audit.ts';
+export { auditJitter, increasedDelays } from './jitter.ts';
 export { paymentIdentity, type JournalEntry } from './journal.ts';
 export { auditRules, PROVIDER, type AuditRules, type OperationRules, type ProviderRule } from './rules.ts';
 export { formatFindings } from './report.ts';

@@ -3,7 +3,7 @@
 // (Ajv over the spec, @payments/spec), the edge's statuses (x-origin: edge), the temporary status and its
 // minimum wait (x-retry), and each catalog code's status, x-retryable and x-assumed. And the provider's own
 // words each finding cites (section and quote of the provider's document, checked verbatim by a test).
-import { createValidator, deref, edgeStatuses, errorCatalog, isObject, operations, type Json, type OpenApiDocument } from '@payments/spec';
+import { Assumptions, createValidator, deref, edgeStatuses, errorCatalog, isObject, operations, type Json, type OpenApiDocument } from '@payments/spec';
 import type { ValidateFunction } from 'ajv';
 
 export interface CodeRule {
@@ -23,6 +23,8 @@ export interface OperationRules {
   /** The operation declares a required Idempotency-Key header. */
   keyRequired: boolean;
   validateKey: ValidateFunction | undefined;
+  /** JSON pointer of the Idempotency-Key's schema, for the x-assumed rule. */
+  keyPointer: string | undefined;
   validateBody: ValidateFunction | undefined;
   /** JSON pointer of the request body schema, for the evidence. */
   bodyPointer: string | undefined;
@@ -36,6 +38,8 @@ export interface AuditRules {
   operations: ReadonlyMap<string, OperationRules>;
   /** The code that means "the key's attempt is pending review" (asked again with the same key, never a new one). */
   pendingReviewCode: string;
+  /** The spec's x-assumed rule: whether a schema failure rests only on assumptions, and which (never a hand list). */
+  assumptions: Assumptions;
 }
 
 /** The provider's code for an attempt pending review (section 3); the spec must carry it (checked below). */
@@ -50,8 +54,11 @@ export function auditRules(doc: OpenApiDocument): AuditRules {
   }
   const result = new Map<string, OperationRules>();
   for (const { method, path, operationId, operation } of operations(doc)) {
-    const params = ((operation.parameters ?? []) as Json[]).map((p) => deref(doc, p)).filter(isObject);
+    const sites = (operation.parameters ?? []) as Json[];
+    const params = sites.map((p) => deref(doc, p)).filter(isObject);
     const key = params.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const keySite = key ? sites[params.indexOf(key)] : undefined;
+    const keyPointer = isObject(keySite) && typeof keySite.$ref === 'string' ? `${keySite.$ref}/schema` : key ? `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/parameters/${params.indexOf(key)}/schema` : undefined;
     const body = deref(doc, operation.requestBody ?? null);
     const media = isObject(body) && isObject(body.content) ? deref(doc, body.content['application/json'] ?? null) : undefined;
     const bodySchema = isObject(media) && isObject(media.schema) ? media.schema : undefined;
@@ -62,6 +69,7 @@ export function auditRules(doc: OpenApiDocument): AuditRules {
       path,
       keyRequired: key?.required === true,
       validateKey: isObject(key?.schema) ? validator.compile(key.schema) : undefined,
+      keyPointer,
       validateBody: bodySchema ? validator.compile(bodySchema) : undefined,
       bodyPointer: typeof bodySchema?.$ref === 'string' ? bodySchema.$ref : `#/paths/${path.replaceAll('/', '~1')}/${method}/requestBody`,
       edgeStatuses: new Set(edges.filter((e) => e.operationId === operationId).map((e) => e.status)),
@@ -73,7 +81,7 @@ export function auditRules(doc: OpenApiDocument): AuditRules {
       ),
     });
   }
-  return { operations: result, pendingReviewCode: PENDING_REVIEW };
+  return { operations: result, pendingReviewCode: PENDING_REVIEW, assumptions: new Assumptions(doc, validator) };
 }
 
 /** A rule of the provider's document: its section and its words, quoted verbatim. */
@@ -107,6 +115,14 @@ export const PROVIDER = {
   waitRetryAfter: {
     section: '7. Errors, Resource and request errors (`provider_rate_limited`)',
     words: 'Wait the number of seconds in the `Retry-After` header, then repeat the same request',
+  },
+  jitter: {
+    section: '3. States and transitions (retry outcome of transfer creation)',
+    words: 'Keep the same key, increase the delay with jitter, retry later.',
+  },
+  resolvedKeepKey: {
+    section: '3. States and transitions (retry outcome of transfer creation)',
+    words: 'Keep the original key and track that transfer. Do not submit again.',
   },
   pendingReview: {
     section: '3. States and transitions',
