@@ -26,6 +26,7 @@ import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 import { operationRoute } from '../../tools/lib/docs-console.ts';
 import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
+import { SAMPLE_LANGUAGES, samplesFor } from '../../tools/lib/samples.ts';
 import { bundledJson, bundledYaml, docsHtml, root } from '../../tools/lib/paths.ts';
 import { axeSummary, runAxe, type AxeViolation } from './axe.ts';
 
@@ -341,6 +342,162 @@ describe('the rendered docs (headless Chromium)', () => {
     await page.screenshot({ path: join(SHOTS, 'changelog.png') });
   });
 
+  it('offers curl and the TypeScript client in every operation\'s code-sample menu, and shows the TypeScript sample', async () => {
+    const labels: string[] = SAMPLE_LANGUAGES.map((l) => l.label);
+    const typescript = SAMPLE_LANGUAGES[1].label;
+    // The menu's button shows the language chosen last (Redoc remembers it across operations).
+    const chosen = new RegExp(`^\\s*(${labels.map((l) => l.replace(/[()]/g, '\\$&')).join('|')})\\s*$`);
+    for (const { operationId, operation } of operations(doc)) {
+      const route = operationRoute(String((operation.tags as string[])[0]), operationId);
+      await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+      const samples = page.locator(`main [data-section-id="${route}"] .panel-request-samples`);
+      const trigger = samples.locator('button[aria-haspopup="menu"]').filter({ hasText: chosen });
+      await trigger.first().click({ timeout: WAIT_MS * 2 });
+      const items = await page.locator('[role="menu"]:visible [role="menuitem"]').allInnerTexts();
+      expect(items.map(norm), `${operationId}: the rendered language menu`).toEqual(labels);
+      await page.locator('[role="menu"]:visible [role="menuitem"]', { hasText: typescript }).click();
+      const ts = samplesFor(operationId).find((s) => s.lang === 'TypeScript')!.source;
+      const firstLine = ts.split('\n').find((line) => line.trim())!.trim();
+      await expect.poll(() => samples.locator('pre, code').first().innerText().then(norm), { timeout: WAIT_MS }).toContain(norm(firstLine));
+    }
+  });
+
+  describe('the console follows the reader (sidebar, search, scroll, back, keyboard), in a fresh tab', () => {
+    let tab: Page;
+    const launcher = () => tab.locator('.try-it-launcher');
+    const endpoint = () => tab.locator('#try-it .ti-endpoint').innerText();
+    const menu = () => tab.locator(MENU);
+    /** Opens a product's group in the sidebar when its operations are not listed yet. */
+    const sidebar = async (group: string, entry: string) => {
+      if (!(await menu().getByText(entry, { exact: true }).isVisible())) await menu().getByText(group, { exact: true }).click();
+      await menu().getByText(entry, { exact: true }).click();
+    };
+    const summary = (operationId: string) => String(operations(doc).find((o) => o.operationId === operationId)!.operation.summary);
+    const pathOf = (operationId: string) => operations(doc).find((o) => o.operationId === operationId)!.path;
+
+    beforeAll(async () => {
+      tab = await browser!.context.newPage();
+      await tab.setViewportSize({ width: 1366, height: 900 });
+      await tab.goto(docsUrl, { waitUntil: 'load' });
+      await tab.locator(`${MENU} a[href]`).first().waitFor({ state: 'visible', timeout: WAIT_MS * 4 });
+    });
+    afterAll(async () => {
+      await tab?.close();
+    });
+
+    it('shows the launcher for the operation clicked in the sidebar, and the page title follows', async () => {
+      expect(await launcher().isHidden(), 'no launcher on the home page').toBe(true);
+      await sidebar('Banking', summary('createTransfer'));
+      await expect.poll(async () => ((await launcher().isVisible()) ? launcher().innerText() : ''), { timeout: WAIT_MS }).toContain(pathOf('createTransfer'));
+      expect(await tab.title()).toContain(summary('createTransfer'));
+      await launcher().click();
+      await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('createTransfer'));
+    });
+
+    it('an open console follows a sidebar click to another operation, and the tab title too', async () => {
+      await sidebar('Cards', summary('issueCard'));
+      await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('issueCard'));
+      expect(await tab.locator('#try-it-title').innerText()).toContain(summary('issueCard'));
+      expect(await tab.title()).toContain(summary('issueCard'));
+    });
+
+    it('follows a search result', async () => {
+      await tab.locator('[data-testid="search-trigger"]').click();
+      await tab.keyboard.type(summary('getBankingBalance'));
+      await tab.getByText(summary('getBankingBalance'), { exact: true }).last().click({ timeout: WAIT_MS });
+      await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('getBankingBalance'));
+    });
+
+    it('follows back and forward', async () => {
+      await tab.goBack();
+      await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('issueCard'));
+      await tab.goForward();
+      await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('getBankingBalance'));
+    });
+
+    it('on a guide shows no form (nothing to send there), and follows scrolling into an operation', async () => {
+      await sidebar('Cards', 'Cards');
+      await expect.poll(() => tab.locator('#try-it .ti-form').isHidden(), { timeout: WAIT_MS }).toBe(true);
+      expect(await endpoint()).toContain('no operation to send');
+      expect(await launcher().isHidden()).toBe(true);
+      await tab.mouse.move(600, 500);
+      for (let i = 0; i < 40 && !(await endpoint()).includes(pathOf('issueCard')); i++) {
+        await tab.mouse.wheel(0, 300);
+        await tab.waitForTimeout(150);
+      }
+      expect(await endpoint(), 'scrolling down the Cards overview reaches "Issue a card"').toContain(pathOf('issueCard'));
+      expect(await tab.locator('#try-it .ti-form').isVisible()).toBe(true);
+    });
+
+    it('keyboard: the first Tab reaches a skip link to the console; Escape closes it and gives focus back', async () => {
+      await tab.reload({ waitUntil: 'load' });
+      await launcher().waitFor({ state: 'visible', timeout: WAIT_MS * 2 });
+      await tab.keyboard.press('Tab');
+      expect(await tab.evaluate(() => document.activeElement?.outerHTML.slice(0, 120))).toContain('Skip to the Try-it console');
+      await tab.keyboard.press('Enter');
+      await expect.poll(() => tab.evaluate(() => !!document.activeElement?.closest('#try-it')), { timeout: WAIT_MS }).toBe(true);
+      await tab.keyboard.press('Escape');
+      expect(await tab.locator('#try-it').isHidden()).toBe(true);
+      expect(await tab.evaluate(() => document.activeElement?.outerHTML.slice(0, 120))).toContain('try-it-launcher');
+    });
+  });
+
+  describe('a first payment succeeds in any tab (no hand-editing), and a taken nickname leads to its recipient', () => {
+    const tabs: Page[] = [];
+    afterAll(async () => {
+      for (const t of tabs) await t.close();
+    });
+    const send = async (tab: Page) => {
+      const before = await tab.locator('#try-it .ti-history li').count();
+      await tab.keyboard.press('Enter');
+      await tab.locator('#try-it .ti-history li').nth(before).waitFor({ timeout: WAIT_MS * 2 });
+      return { status: Number((await tab.locator('#try-it .ti-status').innerText()).split(' ')[0]), body: JSON.parse(await tab.locator('#try-it .ti-body').innerText()) as Record<string, unknown> };
+    };
+
+    it.each([1, 2])('fresh tab %i: open createTransfer from the sidebar, create a recipient, Send twice by keyboard: 201, then the replay; focus stays on Send', async () => {
+      const tab = await browser!.context.newPage();
+      tabs.push(tab);
+      await tab.setViewportSize({ width: 1366, height: 900 });
+      await tab.goto(docsUrl, { waitUntil: 'load' });
+      await tab.locator(MENU).getByText('Banking', { exact: true }).click();
+      await tab.locator(MENU).getByText(String(operations(doc).find((o) => o.operationId === 'createTransfer')!.operation.summary), { exact: true }).click();
+      await tab.locator('.try-it-launcher').click({ timeout: WAIT_MS * 2 });
+      await expect.poll(() => tab.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toBe(demoKey);
+      await tab.locator('#try-it .ti-prereq button').click();
+      await expect.poll(() => tab.locator('#try-it .ti-prereq').innerText(), { timeout: WAIT_MS * 2 }).toContain('it is in the body now');
+      expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Send');
+      const first = await send(tab);
+      expect(first.status, JSON.stringify(first.body)).toBe(201);
+      expect(await tab.evaluate(() => document.activeElement?.textContent), 'focus stays on Send across a request').toBe('Send');
+      const second = await send(tab);
+      expect(second.status).toBe(201);
+      expect(second.body.id).toBe(first.body.id);
+      expect(await tab.locator('#try-it .ti-replay').innerText()).toContain('replayed the original result');
+    });
+
+    it('a taken nickname (409) leads to the recipient created from this browser, and paying it works', async () => {
+      const tab = tabs[0]!;
+      await tab.locator(MENU).getByText(String(operations(doc).find((o) => o.operationId === 'createRecipient')!.operation.summary), { exact: true }).click();
+      await expect.poll(() => tab.locator('#try-it .ti-endpoint').innerText(), { timeout: WAIT_MS }).toContain('/v1/banking/recipients');
+      await tab.locator('#try-it .ti-send').focus();
+      const created = await send(tab);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      // Another attempt with the same body under a new key: the nickname is taken.
+      await tab.locator('[data-name="Idempotency-Key"]').fill(`docs-test-${Date.now()}`);
+      intendedHttpErrors.add(`409 ${sandbox!.url}/v1/banking/recipients`);
+      await tab.locator('#try-it .ti-send').focus();
+      const conflict = await send(tab);
+      expect(conflict.status).toBe(409);
+      expect(await tab.locator('#try-it .ti-holder').innerText()).toContain(String(created.body.id));
+      await tab.locator('#try-it .ti-holder a').click();
+      await expect.poll(() => tab.locator('#try-it .ti-endpoint').innerText(), { timeout: WAIT_MS }).toContain('/v1/banking/transfers');
+      expect(JSON.parse(await tab.locator('#ti-body').inputValue()).recipientId).toBe(created.body.id);
+      await tab.locator('#try-it .ti-send').focus();
+      const paid = await send(tab);
+      expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    });
+  });
+
   describe('the "Try it" console, against the sandbox that serves the docs', () => {
     const panel = '#try-it';
     const sendAndRead = async () => {
@@ -354,14 +511,20 @@ describe('the rendered docs (headless Chromium)', () => {
     let recipientId = '';
     let transferId = '';
 
-    it('prefills the demo key (sessionStorage only, never in the URL) and creates a recipient from the spec\'s example', async () => {
+    it('prefills the demo key (sessionStorage only, never in the URL) and creates a recipient from the spec\'s example with fresh unique values', async () => {
       await page.goto(`${docsUrl}#${operationRoute('Banking', 'createRecipient')}`, { waitUntil: 'load' });
       await page.locator('.try-it-launcher').click({ timeout: WAIT_MS * 2 });
       await expect.poll(() => page.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toBe(demoKey);
       expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(demoKey);
       expect(await page.evaluate(() => Object.values(localStorage).join(' '))).not.toContain(demoKey);
-      const example = createRecipientExample();
-      expect(JSON.parse(await page.locator('#ti-body').inputValue())).toEqual(example);
+      const example = createRecipientExample() as JsonObject;
+      const prefilled = JSON.parse(await page.locator('#ti-body').inputValue()) as JsonObject;
+      // The fields the spec says are unique (a taken one is a 409) are made fresh; the rest is the example.
+      for (const field of ['nickname', 'pixKey']) {
+        expect(prefilled[field], field).not.toBe(example[field]);
+        expect(String(prefilled[field]), field).toContain(String(example[field]).split('@')[0]);
+      }
+      expect({ ...prefilled, nickname: example.nickname, pixKey: example.pixKey }).toEqual(example);
       const key = await page.locator('[data-name="Idempotency-Key"]').inputValue();
       expect(key).toMatch(/^[A-Za-z0-9._:-]{8,200}$/);
       const { status, body } = await sendAndRead();

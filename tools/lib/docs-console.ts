@@ -31,6 +31,11 @@ export interface ConsoleOperation {
   route: string;
   parameters: ConsoleParameter[];
   examples: ConsoleExample[];
+  /**
+   * Body fields the API wants unique (a second request with a taken value is a 409): the console fills them
+   * with fresh values, so a reader's first create succeeds in any tab, on any day, against any database.
+   */
+  uniqueFields: string[];
 }
 
 /** A guide's link to a prefilled request: `#try/<name>`. */
@@ -92,6 +97,30 @@ function examplesOf(doc: OpenApiDocument, operation: JsonObject): ConsoleExample
   return 'example' in media ? [{ name: 'example', summary: 'Example', value: media.example as Json }] : [];
 }
 
+/**
+ * The request body's fields whose schema says the value is unique ("Unique among…", "At most one … per …")
+ * and names the 409 a taken value gets, across every variant of a oneOf. Read from the descriptions: the
+ * spec has no keyword for uniqueness.
+ */
+function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): string[] {
+  const body = isObject(operation.requestBody) ? deref(doc, operation.requestBody) : undefined;
+  const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
+  const found = new Set<string>();
+  const visit = (raw: Json | undefined, depth: number): void => {
+    const schema = raw === undefined ? undefined : deref(doc, raw);
+    if (!isObject(schema) || depth > 4) return;
+    for (const variant of [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.allOf) ? schema.allOf : [])]) visit(variant, depth + 1);
+    if (!isObject(schema.properties)) return;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const resolved = deref(doc, property);
+      const description = isObject(resolved) ? String(resolved.description ?? '') : '';
+      if (/\b(unique|at most one)\b/i.test(description) && /`409 [a-z_]+`/.test(description)) found.add(name);
+    }
+  };
+  if (isObject(media)) visit(media.schema, 0);
+  return [...found];
+}
+
 /** The API key header's name, from the security scheme the document applies. */
 function apiKeyHeader(doc: OpenApiDocument): string {
   const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
@@ -113,6 +142,7 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
       route: operationRoute(tag, operationId),
       parameters: [...parametersOf(doc, isObject(pathItem) ? pathItem.parameters : undefined), ...parametersOf(doc, operation.parameters)],
       examples: examplesOf(doc, operation),
+      uniqueFields: uniqueFieldsOf(doc, operation),
     };
   });
   for (const s of scenarios) {

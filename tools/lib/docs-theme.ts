@@ -61,7 +61,7 @@ export const consoleCss = `
 .try-it-launcher { position: fixed; right: 20px; bottom: 20px; z-index: 1000; padding: 10px 16px; border: 0; border-radius: 8px;
   background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.25); }
 .try-it-launcher:focus-visible, #try-it :focus-visible { outline: 3px solid #1655cc; outline-offset: 2px; }
-#try-it { position: fixed; top: 0; right: 0; bottom: 0; z-index: 1001; width: min(540px, 100vw); overflow-y: auto; box-sizing: border-box;
+#try-it { position: fixed; top: 0; right: 0; bottom: 0; z-index: 1001; width: 100vw; overflow-y: auto; box-sizing: border-box;
   padding: 16px 20px 32px; background: #fff; border-left: 1px solid #d0d1d8; box-shadow: -4px 0 16px rgba(0,0,0,.12); }
 #try-it h2 { font-size: 18px; margin: 0; }
 #try-it h3 { font-size: 15px; margin: 16px 0 6px; }
@@ -78,9 +78,23 @@ export const consoleCss = `
 #try-it .ti-inline { display: flex; gap: 6px; }
 #try-it .ti-secondary { flex: none; padding: 6px 10px; border: 1px solid #1655cc; border-radius: 6px; background: #fff; color: #1655cc; cursor: pointer; }
 #try-it .ti-send { padding: 8px 20px; border: 0; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; }
-#try-it .ti-send:disabled { background: #55565f; }
+#try-it .ti-send[aria-disabled="true"] { background: #55565f; cursor: progress; }
+/* From 1000 px the open console is a column of its own: Redoc's layout narrows beside it, so the panel hides
+   no text and no Tab stop (console.ts's PANEL_BESIDE_MIN_WIDTH; narrower, it covers an inert page). */
+@media (min-width: 1000px) {
+  #try-it { width: var(--try-it-width); }
+  html { --try-it-width: clamp(360px, 34vw, 520px); }
+  html.try-it-open body { margin-right: var(--try-it-width); }
+  /* Beside the console, Redoc's two columns (text, samples) stack, so the text keeps a readable width. */
+  html.try-it-open [data-section-id] > div:has(> [data-testid="middle-panel"]) { flex-direction: column; }
+  html.try-it-open [data-testid="middle-panel"], html.try-it-open [data-testid="right-panel"] { width: 100%; }
+}
+.try-it-skip { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; }
+.try-it-skip:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
 #try-it .ti-notice, #try-it .ti-scenario { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #f3f6fd; border: 1px solid #b9c9ee; }
 #try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
+#try-it .ti-prereq, #try-it .ti-holder { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #fff8eb; border: 1px solid #e3c27a; }
+#try-it .ti-prereq p, #try-it .ti-holder p { margin: 4px 0 8px; }
 #try-it .ti-notice p, #try-it .ti-scenario ol { margin: 6px 0; }
 #try-it pre { margin: 6px 0; padding: 8px; overflow: auto; max-height: 320px; background: #f6f6f8; border: 1px solid #e0e1e6; border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
 #try-it .ti-status { font-weight: 700; font-size: 15px; margin: 4px 0; }

@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { assumptions, errorCatalog, isObject, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
-import { withSamples } from './samples.ts';
+import { SAMPLE_LANGUAGES, withSamples } from './samples.ts';
 import { changelogFromRepository } from './docs-changelog.ts';
 import { consoleData, consoleScript, scriptJson, type ConsoleScenario } from './docs-console.ts';
 import { consoleCss, themeCss } from './docs-theme.ts';
 import { faviconDataUri, faviconIco } from './favicon.ts';
-import { bin, bundledJson, bundledYaml, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
+import { bin, bundledJson, bundledYaml, docsConfig, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
 import { log, runTool, step } from './steps.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -133,15 +133,27 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   return out;
 }
 
+/**
+ * Redoc's settings for the page (a Redocly config file of its own, JSON being YAML: the repository's
+ * redocly.yaml is the linter's). Redoc's language menu lists only the languages named here; without them
+ * it offers its defaults (curl, JavaScript, …, Payload) and hides the TypeScript samples.
+ */
+export function redocConfig(): JsonObject {
+  return { openapi: { codeSamples: { languages: SAMPLE_LANGUAGES.map((l) => ({ lang: l.lang, label: l.label })) } } };
+}
+
 export async function buildDocs(): Promise<void> {
   const doc = JSON.parse(readFileSync(bundledJson, 'utf8')) as OpenApiDocument;
   await step('derive docs source (error catalog, assumptions, changelog from the breaking-change gate)', () => {
     mkdirSync(docsDir, { recursive: true });
     writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc, { changelog: changelogFromRepository(doc) }), null, 2));
+    writeFileSync(docsConfig, JSON.stringify(redocConfig(), null, 2));
   });
   await runTool('redocly build-docs (self-contained HTML)', bin('redocly'), [
     'build-docs',
     docsSourceJson,
+    '--config',
+    docsConfig,
     '--inlineBundle',
     '--title',
     'Payments API',
