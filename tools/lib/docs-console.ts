@@ -4,7 +4,7 @@
 // a second time: methods, paths, examples, header names and patterns come from the bundled document.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { deref, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { deref, errorCatalog, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { CONSOLE_SETTINGS_PATH } from './docs-site.ts';
 
 export interface ConsoleExample {
@@ -51,6 +51,9 @@ export interface ConsoleScenario {
 
 export interface ConsoleData {
   settingsPath: string;
+  /** Every catalog code, and the route prefix of its card (`#/errors/<code>`): the page links codes there. */
+  errorCodes: string[];
+  errorsRoute: string;
   apiKeyHeader: string;
   operations: ConsoleOperation[];
   scenarios: ConsoleScenario[];
@@ -60,6 +63,10 @@ export interface ConsoleData {
 export const redocSlug = (text: string) => text.trim().toLowerCase().replace(/\s+/g, '-');
 
 export const operationRoute = (tag: string, operationId: string) => `/${redocSlug(tag)}/${redocSlug(operationId)}`;
+
+/** The guide (a tag) holding the error catalog; each code's card is a heading, so a route of its own. */
+export const ERRORS_TAG = 'Errors';
+export const errorCodeRoute = (code: string) => `/${redocSlug(ERRORS_TAG)}/${redocSlug(code)}`;
 
 function stringOrUndefined(value: Json | undefined): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
@@ -148,7 +155,8 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
   for (const s of scenarios) {
     if (!ops.some((o) => o.operationId === s.operationId)) throw new Error(`docs console scenario ${s.name}: no operation ${s.operationId}`);
   }
-  return { settingsPath: CONSOLE_SETTINGS_PATH, apiKeyHeader: apiKeyHeader(doc), operations: ops, scenarios };
+  const errorCodes = [...new Set(errorCatalog(doc).map((e) => e.code))];
+  return { settingsPath: CONSOLE_SETTINGS_PATH, errorCodes, errorsRoute: `/${redocSlug(ERRORS_TAG)}`, apiKeyHeader: apiKeyHeader(doc), operations: ops, scenarios };
 }
 
 const browserEntry = fileURLToPath(new URL('./docs-browser/main.ts', import.meta.url));

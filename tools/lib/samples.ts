@@ -21,7 +21,8 @@ export interface CodeSample {
  */
 export const SAMPLE_LANGUAGES = [
   { lang: 'curl', label: 'curl' },
-  { lang: 'TypeScript', label: 'TypeScript (@payments/client)' },
+  // Short: Redoc's menu cuts longer labels ("TypeScript (@pay…"); the sample's import names the client.
+  { lang: 'TypeScript', label: 'TypeScript' },
 ] as const satisfies readonly Omit<CodeSample, 'source'>[];
 
 export const samplePaths = (operationId: string) => ({

@@ -141,12 +141,12 @@ export function showError(response: HTMLElement, message: string): void {
 }
 
 /** The answer: status and time, its error code linked to the catalog, headers, and the body (pretty when JSON). */
-export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number): void {
+export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number, errorsRoute: string): void {
   const headers = [...res.headers.entries()];
   response.replaceChildren(
     h('h3', {}, 'Response'),
     h('p', { class: `ti-status ti-status-${String(res.status)[0]}xx` }, `${res.status} ${res.statusText}`, h('span', { class: 'ti-time' }, ` in ${ms} ms`)),
-    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: '#/errors' }, 'the error catalog'), ' for what it means and what to do.')] : []),
+    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: `#${errorsRoute}/${code}` }, `its card in the error catalog`), ' for what it means and what to do.')] : []),
     h('details', {}, h('summary', {}, `Headers (${headers.length})`), h('dl', { class: 'ti-headers' }, ...headers.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
     h('pre', { class: 'ti-body', tabindex: '0', 'aria-label': 'Response body' }, h('code', {}, parsed === undefined ? text : JSON.stringify(parsed, null, 2))),
   );

@@ -137,6 +137,8 @@ export function startConsole(data: ConsoleData): void {
     if (base.origin === location.origin) return base;
     explainElsewhere(ui.notice, `This page is at ${location.protocol === 'file:' ? 'a file' : location.origin}, the sandbox at ${base.origin}.`);
     showError(ui.response, `Not sent: ${base.origin} is another origin, and the sandbox allows no cross-origin requests. Open ${base.origin}/docs/ to try it there.`);
+    // Another sandbox is accepted the only way a page can use it: its own docs, at this operation.
+    ui.response.append(h('p', {}, h('a', { href: `${base.origin}/docs/${location.hash}` }, `Open this operation in ${base.origin}/docs/`)));
     return undefined;
   }
 
@@ -159,7 +161,7 @@ export function startConsole(data: ConsoleData): void {
       const res = await fetch(request.url, request.init);
       const text = await res.text();
       const parsed = parseBody(text);
-      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started));
+      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute);
       record(op, res, request.key, fieldOf(parsed, 'id'), parseBody(String(request.init.body ?? '')));
     } catch (err) {
       showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
