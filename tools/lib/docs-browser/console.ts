@@ -10,7 +10,7 @@
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
 import { buildPanel, explainElsewhere, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
-import { buildRequest, fieldOf, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
+import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
 import { h, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
 import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
@@ -78,7 +78,7 @@ export function startConsole(data: ConsoleData): void {
     const base = creator && sandboxBase();
     if (!creator || !base) return;
     const body = withFreshValues(creator.examples[0]?.value, creator, freshTag());
-    const values: ParameterValue[] = creator.parameters.filter((p) => p.in === 'header').map((p) => ({ name: p.name, in: p.in, value: p.name.toLowerCase() === 'idempotency-key' ? newIdempotencyKey() : (p.example ?? '') }));
+    const values: ParameterValue[] = creator.parameters.filter((p) => p.in === 'header').map((p) => ({ name: p.name, in: p.in, value: p.name.toLowerCase() === IDEMPOTENCY_HEADER ? newIdempotencyKey() : (p.example ?? '') }));
     const request = buildRequest(creator, base, { [data.apiKeyHeader]: ui.apiKey.value.trim() }, values, JSON.stringify(body));
     try {
       const res = await fetch(request.url, request.init);
@@ -175,7 +175,8 @@ export function startConsole(data: ConsoleData): void {
   function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined, sentBody: unknown): void {
     if (res.ok && id && op.method === 'POST') {
       session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
-      rememberCreated(idFieldOf(op.path), id, op, sentBody);
+      // Only what a 409 can point at (a taken unique value) is worth remembering beyond this tab.
+      if (op.uniqueFields.length > 0) rememberCreated(idFieldOf(op.path), id, op, sentBody);
     }
     if (res.status === 409 && op.uniqueFields.length > 0) leadToHolder(op, sentBody);
     if (res.status === 404) showPrerequisite(op, true);
