@@ -16,11 +16,17 @@ export interface AxeViolation {
   examples: string[];
 }
 
+/**
+ * WCAG 2.0, 2.1 and 2.2 at A and AA, and axe's best practices. axe's default run leaves the WCAG 2.2 rules
+ * out (target-size, 2.5.8, is tagged wcag22aa only).
+ */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice'];
+
 export async function runAxe(page: Page, view: string): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run();
+  const found = await page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
     return result.violations.map((v) => ({
       rule: v.id,
       impact: v.impact ?? 'unknown',
@@ -28,7 +34,7 @@ export async function runAxe(page: Page, view: string): Promise<AxeViolation[]> 
       nodes: v.nodes.length,
       examples: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 200)}`),
     }));
-  });
+  }, AXE_TAGS);
   return found.map((v) => ({ view, ...v }));
 }
 
@@ -42,4 +48,15 @@ export function axeSummary(views: string[], violations: AxeViolation[]): string 
     for (const v of own) lines.push(`    ${v.impact} ${v.rule} (${v.nodes} node${v.nodes === 1 ? '' : 's'})`);
   }
   return lines.join('\n');
+}
+
+/** A Markdown table: one row per view, its critical/serious/moderate/minor counts and the rules found. */
+export function axeTable(views: string[], violations: AxeViolation[]): string {
+  const rows = views.map((view) => {
+    const own = violations.filter((v) => v.view === view);
+    const count = (impact: string) => own.filter((v) => v.impact === impact).length;
+    const rules = own.map((v) => `${v.impact} ${v.rule} (${v.nodes})`).join(', ') || 'none';
+    return `| ${view} | ${count('critical')} | ${count('serious')} | ${count('moderate')} | ${count('minor')} | ${rules} |`;
+  });
+  return [`axe-core with ${AXE_TAGS.join(', ')}`, '', '| View | Critical | Serious | Moderate | Minor | Rules (nodes) |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@payments/spec';
 import type { Change } from '../../tools/lib/breaking/compare.ts';
 import { RULES, type ChangeKind } from '../../tools/lib/breaking/rules.ts';
-import { categoryOf, changelogFromRepository, changelogMarkdown, parseChangelog, readReleaseHistory, recordRelease, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
+import { categoryOf, changelogFromRepository, changelogMarkdown, parseChangelog, readableMessage, readReleaseHistory, recordRelease, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 
 const doc = loadSpec();
 
@@ -94,5 +94,11 @@ describe('the API changelog', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('says "removed" and "added" where the gate\'s message names a missing side (no "→ undefined")', () => {
+    expect(readableMessage('response exclusiveMinimum 0 → undefined')).toBe('response exclusiveMinimum 0 removed');
+    expect(readableMessage('request maxLength undefined → 100')).toBe('request maxLength 100 added');
+    expect(readableMessage('request maxLength 50 → 100')).toBe('request maxLength 50 → 100');
   });
 });

@@ -116,12 +116,23 @@ function firstRoute(change: Change, routes: Map<string, string>): string | undef
   return undefined;
 }
 
+/**
+ * The gate's message in words where it names a missing side: "response exclusiveMinimum 0 → undefined" is
+ * "response exclusiveMinimum 0 removed", "undefined → 3" an addition.
+ */
+export function readableMessage(message: string): string {
+  const removed = /^(.*) → undefined$/.exec(message);
+  if (removed) return `${removed[1]} removed`;
+  const added = /^(.*?)\bundefined → (.*)$/.exec(message);
+  return added ? `${added[1]}${added[2]} added` : message;
+}
+
 function changeLine(change: Change, routes: Map<string, string>): string {
   const where = change.where.map((w) => linkedWhere(w, routes)).join('; ');
   const side = change.side === 'old' ? ' (in the previous release)' : '';
   const route = firstRoute(change, routes);
   const pointer = route ? `[\`${change.pointer}\`](#${route})` : `\`${change.pointer}\``;
-  return `- ${pointer}${side}: ${codeSpan(change.message)}. In ${where}. *${change.breaking ? 'Breaking' : change.review ? 'Needs review' : 'Not breaking'}: ${change.why}.*`;
+  return `- ${pointer}${side}: ${codeSpan(readableMessage(change.message))}. In ${where}. *${change.breaking ? 'Breaking' : change.review ? 'Needs review' : 'Not breaking'}: ${change.why}.*`;
 }
 
 function changesMarkdown(changes: Change[], routes: Map<string, string>): string[] {
@@ -167,11 +178,11 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages 
   const same = (a: Change, b: Change) => a.kind === b.kind && a.pointer === b.pointer && a.message === b.message;
   const pendingChanges = unreleased.filter((c) => !(history[0]?.changes ?? []).some((r) => same(r, c)));
   const lines = [
-    'What changed in the contract, per release: breaking, added, changed and removed, as the breaking-change gate (`node tools/launch.mjs breaking`) reports it, with each change\'s JSON pointer (in the bundled spec, [openapi.json](../openapi.json)) and links to the operations it reaches; and the release notes of the changesets.',
+    'What changed in the contract, per release: breaking, added, changed and removed, with the place of each change in the spec ([openapi.json](../openapi.json)) and links to the operations it reaches; and the release notes.',
     '',
     '### Unreleased',
     '',
-    'The current spec compared with the last released one (`openapi/released/openapi.json`).',
+    'The current spec compared with the last released one.',
     '',
     ...changesMarkdown(pendingChanges, routes),
     '**Pending changesets**',

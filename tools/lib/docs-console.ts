@@ -4,7 +4,7 @@
 // a second time: methods, paths, examples, header names and patterns come from the bundled document.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { deref, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
+import { deref, errorCatalog, isObject, operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { CONSOLE_SETTINGS_PATH } from './docs-site.ts';
 
 export interface ConsoleExample {
@@ -31,6 +31,11 @@ export interface ConsoleOperation {
   route: string;
   parameters: ConsoleParameter[];
   examples: ConsoleExample[];
+  /**
+   * Body fields the API wants unique (a second request with a taken value is a 409): the console fills them
+   * with fresh values, so a reader's first create succeeds in any tab, on any day, against any database.
+   */
+  uniqueFields: string[];
 }
 
 /** A guide's link to a prefilled request: `#try/<name>`. */
@@ -46,6 +51,9 @@ export interface ConsoleScenario {
 
 export interface ConsoleData {
   settingsPath: string;
+  /** Every catalog code, and the route prefix of its card (`#/errors/<code>`): the page links codes there. */
+  errorCodes: string[];
+  errorsRoute: string;
   apiKeyHeader: string;
   operations: ConsoleOperation[];
   scenarios: ConsoleScenario[];
@@ -55,6 +63,10 @@ export interface ConsoleData {
 export const redocSlug = (text: string) => text.trim().toLowerCase().replace(/\s+/g, '-');
 
 export const operationRoute = (tag: string, operationId: string) => `/${redocSlug(tag)}/${redocSlug(operationId)}`;
+
+/** The guide (a tag) holding the error catalog; each code's card is a heading, so a route of its own. */
+export const ERRORS_TAG = 'Errors';
+export const errorCodeRoute = (code: string) => `/${redocSlug(ERRORS_TAG)}/${redocSlug(code)}`;
 
 function stringOrUndefined(value: Json | undefined): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
@@ -92,6 +104,30 @@ function examplesOf(doc: OpenApiDocument, operation: JsonObject): ConsoleExample
   return 'example' in media ? [{ name: 'example', summary: 'Example', value: media.example as Json }] : [];
 }
 
+/**
+ * The request body's fields whose schema says the value is unique ("Unique among…", "At most one … per …")
+ * and names the 409 a taken value gets, across every variant of a oneOf. Read from the descriptions: the
+ * spec has no keyword for uniqueness.
+ */
+function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): string[] {
+  const body = isObject(operation.requestBody) ? deref(doc, operation.requestBody) : undefined;
+  const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
+  const found = new Set<string>();
+  const visit = (raw: Json | undefined, depth: number): void => {
+    const schema = raw === undefined ? undefined : deref(doc, raw);
+    if (!isObject(schema) || depth > 4) return;
+    for (const variant of [...(Array.isArray(schema.oneOf) ? schema.oneOf : []), ...(Array.isArray(schema.allOf) ? schema.allOf : [])]) visit(variant, depth + 1);
+    if (!isObject(schema.properties)) return;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const resolved = deref(doc, property);
+      const description = isObject(resolved) ? String(resolved.description ?? '') : '';
+      if (/\b(unique|at most one)\b/i.test(description) && /`409 [a-z_]+`/.test(description)) found.add(name);
+    }
+  };
+  if (isObject(media)) visit(media.schema, 0);
+  return [...found];
+}
+
 /** The API key header's name, from the security scheme the document applies. */
 function apiKeyHeader(doc: OpenApiDocument): string {
   const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
@@ -113,12 +149,14 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
       route: operationRoute(tag, operationId),
       parameters: [...parametersOf(doc, isObject(pathItem) ? pathItem.parameters : undefined), ...parametersOf(doc, operation.parameters)],
       examples: examplesOf(doc, operation),
+      uniqueFields: uniqueFieldsOf(doc, operation),
     };
   });
   for (const s of scenarios) {
     if (!ops.some((o) => o.operationId === s.operationId)) throw new Error(`docs console scenario ${s.name}: no operation ${s.operationId}`);
   }
-  return { settingsPath: CONSOLE_SETTINGS_PATH, apiKeyHeader: apiKeyHeader(doc), operations: ops, scenarios };
+  const errorCodes = [...new Set(errorCatalog(doc).map((e) => e.code))];
+  return { settingsPath: CONSOLE_SETTINGS_PATH, errorCodes, errorsRoute: `/${redocSlug(ERRORS_TAG)}`, apiKeyHeader: apiKeyHeader(doc), operations: ops, scenarios };
 }
 
 const browserEntry = fileURLToPath(new URL('./docs-browser/main.ts', import.meta.url));

@@ -32,10 +32,26 @@ html.light {
   --code-block-tokens-property-string-color: #1f5fc9;
   --code-block-tokens-boolean-color: #0e7038;
 }
+/* Focus rings on Redoc's own controls too: 3 px, #1655cc (6.6:1 on white) / #8ab4ff (8.1:1 on #1f2024) */
+html.light :focus-visible { outline: 3px solid #1655cc !important; outline-offset: 2px; }
+html.dark :focus-visible { outline: 3px solid #8ab4ff !important; outline-offset: 2px; }
+/* The JSON samples' expand/collapse buttons are 20 px: WCAG 2.2's target size (2.5.8) asks 24 px */
+button[aria-label="collapse"], button[aria-label="expand"] { min-width: 24px; min-height: 24px; }
+/* … and lines of 24 px where they sit, so two buttons on consecutive lines do not overlap */
+pre div:has(> button[aria-label="collapse"], > button[aria-label="expand"]) { line-height: 24px; }
+/* Code samples wrap instead of running under the copy button (long curl comment lines) */
+.panel-request-samples pre, .panel-request-samples pre code, .panel-request-samples pre .th-line, .panel-request-samples pre .th-token { white-space: pre-wrap !important; overflow-wrap: anywhere; }
+.panel-request-samples pre { padding-right: 44px !important; }
+/* Error codes linked to their catalog card (tools/lib/docs-browser/error-links.ts) */
+code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 2px; }
+/* The error catalog's cards (one section per code, routes /errors/<code>) use the page's width, not half of it */
+[data-section-id^="/errors/"] [data-testid="middle-panel"] { width: 100%; max-width: 1000px; }
 /* The page's visually hidden <h1> (see withPageHeading in docs.ts) */
 .page-heading h1 { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 /* The dark scheme: the search box, placeholders and code comments (#555761, 1.95 on #2a2b33 → 5.7) */
 html.dark {
+  /* keywords in code: #fe409c 4.3 → #ff7ab8 5.9 on #2a2b33 */
+  --code-block-tokens-keyword-color: #ff7ab8;
   --search-trigger-color: #a3a4ae;
   --search-input-placeholder-color: #a3a4ae;
   --input-content-placeholder-color: #a3a4ae;
@@ -61,7 +77,7 @@ export const consoleCss = `
 .try-it-launcher { position: fixed; right: 20px; bottom: 20px; z-index: 1000; padding: 10px 16px; border: 0; border-radius: 8px;
   background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; box-shadow: 0 2px 8px rgba(0,0,0,.25); }
 .try-it-launcher:focus-visible, #try-it :focus-visible { outline: 3px solid #1655cc; outline-offset: 2px; }
-#try-it { position: fixed; top: 0; right: 0; bottom: 0; z-index: 1001; width: min(540px, 100vw); overflow-y: auto; box-sizing: border-box;
+#try-it { position: fixed; top: 0; right: 0; bottom: 0; z-index: 1001; width: 100vw; overflow-y: auto; box-sizing: border-box;
   padding: 16px 20px 32px; background: #fff; border-left: 1px solid #d0d1d8; box-shadow: -4px 0 16px rgba(0,0,0,.12); }
 #try-it h2 { font-size: 18px; margin: 0; }
 #try-it h3 { font-size: 15px; margin: 16px 0 6px; }
@@ -78,9 +94,25 @@ export const consoleCss = `
 #try-it .ti-inline { display: flex; gap: 6px; }
 #try-it .ti-secondary { flex: none; padding: 6px 10px; border: 1px solid #1655cc; border-radius: 6px; background: #fff; color: #1655cc; cursor: pointer; }
 #try-it .ti-send { padding: 8px 20px; border: 0; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; cursor: pointer; }
-#try-it .ti-send:disabled { background: #55565f; }
+#try-it .ti-send[aria-disabled="true"] { background: #55565f; cursor: progress; }
+/* From 1000 px the open console is a column of its own: Redoc's layout narrows beside it, so the panel hides
+   no text and no Tab stop (console.ts's PANEL_BESIDE_MIN_WIDTH; narrower, it covers an inert page). */
+@media (min-width: 1000px) {
+  #try-it { width: var(--try-it-width); }
+  html { --try-it-width: clamp(360px, 34vw, 520px); }
+  html.try-it-open body { margin-right: var(--try-it-width); }
+  /* Beside the console, Redoc's text column takes the page's width and the samples column gives way to the
+     console (it is back when the console closes): stacking it under the text left its sticky boxes over
+     other text (axe target-size, obscured links). */
+  html.try-it-open [data-testid="middle-panel"] { width: 100%; }
+  html.try-it-open [data-testid="right-panel"] { display: none !important; }
+}
+.try-it-skip { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; }
+.try-it-skip:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
 #try-it .ti-notice, #try-it .ti-scenario { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #f3f6fd; border: 1px solid #b9c9ee; }
 #try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
+#try-it .ti-prereq, #try-it .ti-holder { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #fff8eb; border: 1px solid #e3c27a; }
+#try-it .ti-prereq p, #try-it .ti-holder p { margin: 4px 0 8px; }
 #try-it .ti-notice p, #try-it .ti-scenario ol { margin: 6px 0; }
 #try-it pre { margin: 6px 0; padding: 8px; overflow: auto; max-height: 320px; background: #f6f6f8; border: 1px solid #e0e1e6; border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
 #try-it .ti-status { font-weight: 700; font-size: 15px; margin: 4px 0; }
@@ -92,4 +124,24 @@ export const consoleCss = `
 #try-it .ti-history { margin: 10px 0; padding-left: 20px; font-size: 13px; }
 #try-it .ti-replay { margin: 4px 0; padding: 6px 10px; border-radius: 6px; background: #e6f4ea; color: #0b5a2e; font-weight: 600; }
 #try-it a { color: #1655cc; }
+/* Narrow screens: Redoc's menu button sits bottom right; the launcher goes bottom left, clear of it */
+@media (max-width: 999px) {
+  .try-it-launcher { right: auto; left: 16px; max-width: calc(100vw - 112px); text-align: left; }
+}
+/* The dark scheme: a dark console (contrast: #e4e5ea on #1f2024 14:1, #8ab4ff 8.1:1, #a3a4ae 6.9:1) */
+html.dark #try-it, html.dark .try-it-launcher { color: #e4e5ea; }
+html.dark #try-it { background: #1f2024; border-left-color: #3b3d45; }
+html.dark #try-it .ti-close, html.dark #try-it label { color: #e4e5ea; }
+html.dark #try-it small, html.dark #try-it .ti-time { color: #a3a4ae; }
+html.dark #try-it input, html.dark #try-it textarea, html.dark #try-it select { background: #2a2b33; color: #e4e5ea; border-color: #8a8b96; }
+html.dark #try-it pre { background: #2a2b33; border-color: #3b3d45; }
+html.dark #try-it .ti-secondary { background: #1f2024; color: #8ab4ff; border-color: #8ab4ff; }
+html.dark #try-it a, html.dark #try-it .ti-post { color: #8ab4ff; }
+html.dark #try-it .ti-get, html.dark #try-it .ti-status-2xx { color: #6fd69b; }
+html.dark #try-it .ti-status-4xx, html.dark #try-it .ti-status-5xx, html.dark #try-it .ti-error { color: #ff8a8a; }
+html.dark #try-it .ti-notice, html.dark #try-it .ti-prereq, html.dark #try-it .ti-holder { background: #33290f; border-color: #7a6426; }
+html.dark #try-it .ti-scenario { background: #1c2740; border-color: #3d5488; }
+html.dark #try-it .ti-replay { background: #12351f; color: #a8e6bf; }
+html.dark #try-it .ti-send { background: #2f5fcf; }
+html.dark #try-it :focus-visible, html.dark .try-it-launcher:focus-visible { outline-color: #8ab4ff; }
 `;

@@ -6,34 +6,48 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { assumptions, errorCatalog, isObject, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { TEST_VALUES } from '../../packages/sandbox/src/test-values.ts';
-import { withSamples } from './samples.ts';
+import { SAMPLE_LANGUAGES, withSamples } from './samples.ts';
 import { changelogFromRepository } from './docs-changelog.ts';
-import { consoleData, consoleScript, scriptJson, type ConsoleScenario } from './docs-console.ts';
+import { consoleData, consoleScript, ERRORS_TAG, scriptJson, type ConsoleScenario } from './docs-console.ts';
 import { consoleCss, themeCss } from './docs-theme.ts';
 import { faviconDataUri, faviconIco } from './favicon.ts';
-import { bin, bundledJson, bundledYaml, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
+import { bin, bundledJson, bundledYaml, docsConfig, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
 import { withWorkflowData, withWorkflowGuides } from './docs-workflows.ts';
 import { log, runTool, step } from './steps.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/**
+ * The error catalog as one card per code (a heading and four short lines), not a table: 33 rows of six
+ * columns cannot be read in Redoc's text column, and a card reads the same at 390 px and at 1366 px. Redoc
+ * gives each code's heading a route and a sidebar entry of its own (errorCodeRoute in docs-console.ts),
+ * which the console, the operation pages and search lead to.
+ */
 export function errorCatalogMarkdown(doc: OpenApiDocument): string {
   const byCode = new Map<string, ReturnType<typeof errorCatalog>>();
   for (const entry of errorCatalog(doc)) byCode.set(entry.code, [...(byCode.get(entry.code) ?? []), entry]);
-  const rows = [...byCode.entries()].map(([code, entries]) => {
+  const cards = [...byCode.entries()].map(([code, entries]) => {
     const first = entries[0]!;
     const statuses = [...new Set(entries.map((e) => e.status))].join(', ');
-    const ops = [...new Set(entries.map((e) => `\`${e.method.toUpperCase()} ${e.path}\``))].join('<br>');
+    const ops = [...new Set(entries.map((e) => `\`${e.method.toUpperCase()} ${e.path}\``))].join(', ');
     const assumed = first.assumed ? ` *Assumed: ${cell(first.assumedReason ?? '')}*` : '';
-    return `| \`${code}\` | ${statuses} | ${ops} | ${cell(first.meaning)}${assumed} | ${cell(first.action)} | ${first.retryable ? 'yes, same key' : 'no'} |`;
+    return [
+      `#### \`${code}\``,
+      '',
+      `**${statuses}** · ${first.retryable ? 'retry with the same key' : 'not retried as is'} · ${ops}`,
+      '',
+      `**Meaning.** ${cell(first.meaning)}${assumed}`,
+      '',
+      `**What to do.** ${cell(first.action)}`,
+      '',
+    ].join('\n');
   });
   return [
     '### Error catalog',
     '',
-    '| Code | Status | Operations | Meaning | What to do | Retried |',
-    '|---|---|---|---|---|---|',
-    ...rows,
+    `Every error code the API answers with, by code: its status, whether a retry with the same \`Idempotency-Key\` is right, the operations that answer it, what it means and what to do. ${byCode.size} codes.`,
     '',
+    ...cards,
     '`502` and `504` **without** a JSON body come from the edge network on any operation: the request may or may not have been processed; retry with the same `Idempotency-Key`.',
   ].join('\n');
 }
@@ -106,6 +120,9 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   const annotate = (node: Json): void => {
     if (Array.isArray(node)) return node.forEach(annotate);
     if (!isObject(node)) return;
+    // `additionalProperties: true` is JSON Schema's default; Redoc draws it as a "property name*" row on
+    // every body. The schemas' descriptions say that unknown properties are accepted or tolerated.
+    if (node.additionalProperties === true) delete node.additionalProperties;
     if (node['x-assumed'] === true && typeof node['x-assumed-reason'] === 'string') {
       const note = `**Assumed:** ${node['x-assumed-reason']}`;
       node.description = typeof node.description === 'string' ? `${node.description}\n\n${note}` : note;
@@ -114,11 +131,18 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   };
   annotate(out);
 
+  // Redoc's server menu shows descriptions as plain text (backticks and all), and only the spec's servers: the
+  // docs copy drops the Markdown and adds the sandbox that serves the page (`/`: the page's own origin).
+  for (const server of (Array.isArray(out.servers) ? out.servers : []).filter(isObject)) {
+    if (typeof server.description === 'string') server.description = server.description.replace(/`/g, '');
+  }
+  out.servers = [...(Array.isArray(out.servers) ? out.servers : []), { url: '/', description: 'The sandbox serving these docs (npm start): this page\'s own origin' }];
+
   const info = out.info as Json;
   if (isObject(info)) info.description = `${SPEC_DOWNLOADS}\n\n${String(info.description ?? '')}`;
 
   const tags = (out.tags as Json[]).filter(isObject);
-  const errors = tags.find((t) => t.name === 'Errors');
+  const errors = tags.find((t) => t.name === ERRORS_TAG);
   if (!errors) throw new Error('the document has no Errors tag for the catalog');
   errors.description = `${String(errors.description ?? '')}\n\n${errorCatalogMarkdown(doc)}`;
   const retries = tags.find((t) => t.name === 'Idempotency and retries');
@@ -134,15 +158,27 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   return withWorkflowGuides(out, doc);
 }
 
+/**
+ * Redoc's settings for the page (a Redocly config file of its own, JSON being YAML: the repository's
+ * redocly.yaml is the linter's). Redoc's language menu lists only the languages named here; without them
+ * it offers its defaults (curl, JavaScript, …, Payload) and hides the TypeScript samples.
+ */
+export function redocConfig(): JsonObject {
+  return { openapi: { codeSamples: { languages: SAMPLE_LANGUAGES.map((l) => ({ lang: l.lang, label: l.label })) } } };
+}
+
 export async function buildDocs(): Promise<void> {
   const doc = JSON.parse(readFileSync(bundledJson, 'utf8')) as OpenApiDocument;
   await step('derive docs source (error catalog, assumptions, changelog from the breaking-change gate)', () => {
     mkdirSync(docsDir, { recursive: true });
     writeFileSync(docsSourceJson, JSON.stringify(docsSource(doc, { changelog: changelogFromRepository(doc) }), null, 2));
+    writeFileSync(docsConfig, JSON.stringify(redocConfig(), null, 2));
   });
   await runTool('redocly build-docs (self-contained HTML)', bin('redocly'), [
     'build-docs',
     docsSourceJson,
+    '--config',
+    docsConfig,
     '--inlineBundle',
     '--title',
     'Payments API',

@@ -14,4 +14,6 @@ export const docsFavicon = join(docsDir, 'favicon.ico');
 export const docsSpecYaml = join(root, 'dist', 'openapi.yaml');
 export const docsSpecJson = join(root, 'dist', 'openapi.json');
 export const docsSourceJson = join(root, 'dist', 'docs-source.json');
+/** Redoc's settings for build-docs (written by tools/lib/docs.ts). */
+export const docsConfig = join(root, 'dist', 'docs-redocly.yaml');
 export const bin = (name: string) => join(root, 'node_modules', '.bin', name);

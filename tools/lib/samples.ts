@@ -15,6 +15,16 @@ export interface CodeSample {
   source: string;
 }
 
+/**
+ * The samples' languages, in the order of Redoc's language menu. Redoc shows an `x-codeSamples` entry only
+ * when its label (or lang) is in its `codeSamples.languages` setting: tools/lib/docs.ts passes this list.
+ */
+export const SAMPLE_LANGUAGES = [
+  { lang: 'curl', label: 'curl' },
+  // Short: Redoc's menu cuts longer labels ("TypeScript (@pay…"); the sample's import names the client.
+  { lang: 'TypeScript', label: 'TypeScript' },
+] as const satisfies readonly Omit<CodeSample, 'source'>[];
+
 export const samplePaths = (operationId: string) => ({
   curl: join(samplesDir, `${operationId}.curl.sh`),
   typescript: join(samplesDir, `${operationId}.ts`),
@@ -53,9 +63,10 @@ export function samplesFor(operationId: string): CodeSample[] {
   for (const file of Object.values(paths)) {
     if (!existsSync(file)) throw new Error(`no code sample for ${operationId}: ${file} is missing (every operation needs a .ts and a .curl.sh sample)`);
   }
+  const [curl, typescript] = SAMPLE_LANGUAGES;
   return [
-    { lang: 'curl', label: 'curl', source: extractSample(readFileSync(paths.curl, 'utf8')) },
-    { lang: 'TypeScript', label: 'TypeScript (@payments/client)', source: extractSample(readFileSync(paths.typescript, 'utf8')) },
+    { ...curl, source: extractSample(readFileSync(paths.curl, 'utf8')) },
+    { ...typescript, source: extractSample(readFileSync(paths.typescript, 'utf8')) },
   ];
 }
 

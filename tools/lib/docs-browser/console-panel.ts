@@ -2,9 +2,12 @@
 // keys map renderParams fills and updates is console.ts's) and decides what to show.
 import type { ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
 import { IDEMPOTENCY_HEADER, replayOf, type Sent } from './console-request.ts';
+import type { Created } from './console-fresh.ts';
 import { h } from './dom.ts';
 
 export interface Panel {
+  /** First on the page: a keyboard user reaches the console in one Tab. */
+  skip: HTMLAnchorElement;
   launcher: HTMLButtonElement;
   panel: HTMLElement;
   title: HTMLHeadingElement;
@@ -12,6 +15,8 @@ export interface Panel {
   endpoint: HTMLParagraphElement;
   scenarioBox: HTMLDivElement;
   notice: HTMLDivElement;
+  /** What the request needs first (a recipient for a transfer), with a button that creates it. */
+  prereq: HTMLDivElement;
   form: HTMLFormElement;
   baseUrl: HTMLInputElement;
   apiKey: HTMLInputElement;
@@ -27,6 +32,7 @@ export interface Panel {
 
 /** The launcher button and the panel (hidden), appended to the page. */
 export function buildPanel(apiKeyHeader: string): Panel {
+  const skip = h('a', { href: '#try-it', class: 'try-it-skip', hidden: '' }, 'Skip to the Try-it console');
   const launcher = h('button', { type: 'button', class: 'try-it-launcher', 'aria-controls': 'try-it', 'aria-expanded': 'false', hidden: '' });
   const title = h('h2', { id: 'try-it-title' }, 'Try it');
   const close = h('button', { type: 'button', class: 'ti-close', 'aria-label': 'Close the console' }, '×');
@@ -36,6 +42,7 @@ export function buildPanel(apiKeyHeader: string): Panel {
   const baseUrl = h('input', { id: 'ti-base-url', name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'http://127.0.0.1:8080' });
   const apiKey = h('input', { id: 'ti-api-key', name: 'apiKey', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'svc_live_…' });
   const params = h('div', { class: 'ti-params' });
+  const prereq = h('div', { class: 'ti-prereq', 'aria-live': 'polite', hidden: '' });
   const exampleSelect = h('select', { id: 'ti-example' });
   const exampleRow = h('div', { class: 'ti-field' }, h('label', { for: 'ti-example' }, 'Example (from the spec)'), exampleSelect);
   const body = h('textarea', { id: 'ti-body', name: 'body', rows: '7', spellcheck: 'false' });
@@ -49,13 +56,15 @@ export function buildPanel(apiKeyHeader: string): Panel {
     params,
     exampleRow,
     bodyRow,
+    prereq,
     h('div', { class: 'ti-actions' }, send),
   );
   const response = h('section', { class: 'ti-response', 'aria-live': 'polite', 'aria-label': 'Response' });
   const log = h('ul', { class: 'ti-history', 'aria-label': 'Requests sent from this page' });
-  const panel = h('aside', { id: 'try-it', 'aria-labelledby': 'try-it-title', hidden: '' }, h('div', { class: 'ti-head' }, title, close), endpoint, scenarioBox, notice, form, response, log);
+  const panel = h('section', { id: 'try-it', role: 'complementary', 'aria-labelledby': 'try-it-title', hidden: '' }, h('div', { class: 'ti-head' }, title, close), endpoint, scenarioBox, notice, form, response, log);
+  document.body.prepend(skip);
   document.body.append(launcher, panel);
-  return { launcher, panel, title, close, endpoint, scenarioBox, notice, form, baseUrl, apiKey, params, exampleSelect, exampleRow, body, bodyRow, send, response, log };
+  return { skip, launcher, panel, title, close, endpoint, scenarioBox, notice, prereq, form, baseUrl, apiKey, params, exampleSelect, exampleRow, body, bodyRow, send, response, log };
 }
 
 /**
@@ -63,7 +72,7 @@ export function buildPanel(apiKeyHeader: string): Panel {
  * with the operation's key in `keys` (made when missing, kept as typed, replaced by "New key"), a path id
  * with the one the sandbox returned in this tab, anything else with the spec's example.
  */
-export function renderParams(container: HTMLElement, op: ConsoleOperation, keys: Map<string, string>, ids: Record<string, string>, newKey: () => string): void {
+export function renderParams(container: HTMLElement, op: ConsoleOperation, keys: Map<string, string>, ids: Record<string, string>, newKey: () => string, onRenew: () => void): void {
   container.replaceChildren(
     ...op.parameters
       .filter((p) => p.in !== 'query' || p.required)
@@ -83,10 +92,38 @@ export function renderParams(container: HTMLElement, op: ConsoleOperation, keys:
         const renew = h('button', { type: 'button', class: 'ti-secondary' }, 'New key');
         renew.addEventListener('click', () => {
           keys.set(op.operationId, (input.value = newKey()));
+          onRenew();
         });
         return h('div', { class: 'ti-field' }, label, h('div', { class: 'ti-inline' }, input, renew), h('small', {}, 'Generated for this page; sending again with the same key replays the original result.'));
       }),
   );
+}
+
+/** The body refers to something not created yet (or unknown to this sandbox): what to do, and a button doing it. */
+export function renderPrerequisite(box: HTMLElement, creator: ConsoleOperation | undefined, field: string | undefined, unknown: boolean, create: () => void): void {
+  box.hidden = !creator;
+  if (!creator || !field) return box.replaceChildren();
+  const button = h('button', { type: 'button', class: 'ti-secondary' }, `Create one (${creator.summary}) with fresh values`);
+  button.addEventListener('click', create);
+  box.replaceChildren(
+    h('p', {}, unknown ? `This sandbox does not know the ${field} in the body. ` : `The ${field} in the body is the spec's sample, which no sandbox has. `, 'Create one first: '),
+    button,
+  );
+}
+
+/** The 409 for a taken unique value: the resource this browser created with it, or what to do when unknown. */
+export function showConflictHolder(response: HTMLElement, holder: { created: Created; field: string } | undefined, user: ConsoleOperation | undefined, act: { use: () => void; fresh: () => void }): void {
+  const fresh = h('button', { type: 'button', class: 'ti-secondary' }, 'New values and key');
+  fresh.addEventListener('click', act.fresh);
+  const lead = h('div', { class: 'ti-holder' });
+  if (holder) {
+    const link = h('a', { href: user ? `#${user.route}` : '#' }, user ? `Use it: ${user.summary}` : 'Use it');
+    link.addEventListener('click', act.use);
+    lead.append(h('p', {}, `The ${holder.field} "${holder.created.values[holder.field]}" belongs to `, h('code', {}, holder.created.id), `, created from this browser on ${holder.created.at.slice(0, 10)}. `, link), h('p', {}, 'Or create another: ', fresh));
+  } else {
+    lead.append(h('p', {}, 'Another recipient already holds this value. The answer carries no id, and the API has no way to look a recipient up by its nickname or PIX key, so only a recipient created from this browser can be found here. Create another: ', fresh));
+  }
+  response.querySelector('.ti-status')?.after(lead);
 }
 
 /** Why this page cannot send (a file, another origin, a host that is not a sandbox), and what to do. */
@@ -104,12 +141,12 @@ export function showError(response: HTMLElement, message: string): void {
 }
 
 /** The answer: status and time, its error code linked to the catalog, headers, and the body (pretty when JSON). */
-export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number): void {
+export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number, errorsRoute: string): void {
   const headers = [...res.headers.entries()];
   response.replaceChildren(
     h('h3', {}, 'Response'),
     h('p', { class: `ti-status ti-status-${String(res.status)[0]}xx` }, `${res.status} ${res.statusText}`, h('span', { class: 'ti-time' }, ` in ${ms} ms`)),
-    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: '#/errors' }, 'the error catalog'), ' for what it means and what to do.')] : []),
+    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: `#${errorsRoute}/${code}` }, `its card in the error catalog`), ' for what it means and what to do.')] : []),
     h('details', {}, h('summary', {}, `Headers (${headers.length})`), h('dl', { class: 'ti-headers' }, ...headers.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
     h('pre', { class: 'ti-body', tabindex: '0', 'aria-label': 'Response body' }, h('code', {}, parsed === undefined ? text : JSON.stringify(parsed, null, 2))),
   );

@@ -9,12 +9,16 @@
 // This file holds the console's state and what the reader's actions do; console-panel.ts draws, and
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { buildPanel, explainElsewhere, markReplay, renderHistory, renderParams, renderScenario, showError, showResponse } from './console-panel.ts';
-import { buildRequest, fieldOf, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
+import { buildPanel, explainElsewhere, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
+import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
 import { h, session } from './dom.ts';
+import { currentRoute, onLocationChange } from './route.ts';
+import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
 
 const STORE = { apiKey: 'payments-docs.apiKey', baseUrl: 'payments-docs.baseUrl', ids: 'payments-docs.ids' };
 const SCENARIO_PREFIX = '#try/';
+/** From this viewport width the open console sits beside the page (docs-theme.ts's consoleCss says the same). */
+const PANEL_BESIDE_MIN_WIDTH = 1000;
 
 /** Ids the sandbox returned in this tab (recipientId, transferId, …), reused to prefill later requests. */
 function rememberedIds(): Record<string, string> {
@@ -27,17 +31,69 @@ function rememberedIds(): Record<string, string> {
 
 const newIdempotencyKey = () => `docs-${crypto.randomUUID()}`;
 
+/** A guide's title for the tab: its sidebar entry's label. */
+function sectionTitle(route: string, pageTitle: string): string {
+  const link = [...document.querySelectorAll<HTMLAnchorElement>('[data-component-name="Menu/Menu"] a[href]')].find((a) => a.getAttribute('href') === `#${route}`);
+  const label = link?.innerText.replace(/\s+/g, ' ').trim();
+  return label && label !== pageTitle ? `${label} · ${pageTitle}` : pageTitle;
+}
+
 export function startConsole(data: ConsoleData): void {
   const ui = buildPanel(data.apiKeyHeader);
   const mode = location.protocol === 'file:' ? 'elsewhere' : 'sandbox';
   let current: ConsoleOperation | undefined;
   let scenario: ConsoleScenario | undefined;
+  let sending = false;
+  const pageTitle = document.title;
   const keys = new Map<string, string>(); // operationId → its Idempotency-Key, until "New key"
   const history = new Map<string, Sent[]>();
+  const tags = new Map<string, string>(); // operationId → the tag of its fresh unique values, until "New key"
+  /** The operation that creates what a body field refers to: createRecipient for `recipientId`. */
+  const creators = new Map(data.operations.filter((o) => o.method === 'POST' && !o.path.includes('{')).map((o) => [idFieldOf(o.path), o]));
+
+  function exampleBody(op: ConsoleOperation, index: number): unknown {
+    const example = op.examples[index];
+    if (!example) return undefined;
+    if (!tags.has(op.operationId)) tags.set(op.operationId, freshTag());
+    return withFreshValues(withRememberedIds(example.value, rememberedIds()), op, tags.get(op.operationId)!);
+  }
 
   function fillBody(op: ConsoleOperation): void {
-    const example = op.examples[Number(ui.exampleSelect.value) || 0];
-    ui.body.value = example ? JSON.stringify(withRememberedIds(example.value, rememberedIds()), null, 2) : '';
+    const body = exampleBody(op, Number(ui.exampleSelect.value) || 0);
+    ui.body.value = body === undefined ? '' : JSON.stringify(body, null, 2);
+    showPrerequisite(op);
+  }
+
+  /** A body field referring to something this tab has not created yet (the spec's sample id): offer to create it. */
+  function showPrerequisite(op: ConsoleOperation, unknownToSandbox = false): void {
+    const body = parseBody(ui.body.value);
+    const ids = rememberedIds();
+    const field = body && typeof body === 'object' ? Object.keys(body).find((k) => creators.has(k) && creators.get(k) !== op && (unknownToSandbox || !ids[k])) : undefined;
+    renderPrerequisite(ui.prereq, field ? creators.get(field) : undefined, field, unknownToSandbox, () => void createPrerequisite(field!));
+  }
+
+  /** Sends the creating operation's first example with fresh unique values and a new key; puts the new id in the body. */
+  async function createPrerequisite(field: string): Promise<void> {
+    const creator = creators.get(field);
+    const base = creator && sandboxBase();
+    if (!creator || !base) return;
+    const body = withFreshValues(creator.examples[0]?.value, creator, freshTag());
+    const values: ParameterValue[] = creator.parameters.filter((p) => p.in === 'header').map((p) => ({ name: p.name, in: p.in, value: p.name.toLowerCase() === IDEMPOTENCY_HEADER ? newIdempotencyKey() : (p.example ?? '') }));
+    const request = buildRequest(creator, base, { [data.apiKeyHeader]: ui.apiKey.value.trim() }, values, JSON.stringify(body));
+    try {
+      const res = await fetch(request.url, request.init);
+      const parsed = parseBody(await res.text());
+      const id = fieldOf(parsed, 'id');
+      if (!res.ok || !id) return showError(ui.response, `${creator.summary}: ${res.status} ${fieldOf(parsed, 'code') ?? res.statusText}. ${fieldOf(parsed, 'error') ?? ''}`);
+      session(STORE.ids, JSON.stringify({ ...rememberedIds(), [field]: id }));
+      rememberCreated(field, id, creator, body);
+      if (current) fillBody(current);
+      ui.prereq.hidden = false;
+      ui.prereq.replaceChildren(h('p', { role: 'status' }, `Created ${field} ${id} (${creator.method} ${creator.path}, fresh values); it is in the body now: Send.`));
+      ui.send.focus();
+    } catch (err) {
+      showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
+    }
   }
 
   const showScenario = () =>
@@ -48,7 +104,12 @@ export function startConsole(data: ConsoleData): void {
     current = op;
     ui.title.textContent = `Try it: ${op.summary}`;
     ui.endpoint.replaceChildren(h('span', { class: `ti-method ti-${op.method.toLowerCase()}` }, op.method), ' ', h('code', {}, op.path));
-    renderParams(ui.params, op, keys, rememberedIds(), newIdempotencyKey);
+    renderParams(ui.params, op, keys, rememberedIds(), newIdempotencyKey, () => {
+      // A new key is a new attempt: for a create with unique fields, also new values (else a 409).
+      if (op.uniqueFields.length === 0) return;
+      tags.set(op.operationId, freshTag());
+      fillBody(op);
+    });
     ui.exampleSelect.replaceChildren(...op.examples.map((e, i) => h('option', { value: String(i) }, e.summary)));
     ui.exampleRow.hidden = op.examples.length < 2;
     ui.bodyRow.hidden = op.examples.length === 0;
@@ -76,6 +137,8 @@ export function startConsole(data: ConsoleData): void {
     if (base.origin === location.origin) return base;
     explainElsewhere(ui.notice, `This page is at ${location.protocol === 'file:' ? 'a file' : location.origin}, the sandbox at ${base.origin}.`);
     showError(ui.response, `Not sent: ${base.origin} is another origin, and the sandbox allows no cross-origin requests. Open ${base.origin}/docs/ to try it there.`);
+    // Another sandbox is accepted the only way a page can use it: its own docs, at this operation.
+    ui.response.append(h('p', {}, h('a', { href: `${base.origin}/docs/${location.hash}` }, `Open this operation in ${base.origin}/docs/`)));
     return undefined;
   }
 
@@ -89,24 +152,34 @@ export function startConsole(data: ConsoleData): void {
       value: input.value,
     }));
     const request = buildRequest(op, base, { [data.apiKeyHeader]: ui.apiKey.value.trim() }, values, ui.bodyRow.hidden ? undefined : ui.body.value);
-    ui.send.disabled = true;
+    // Not `disabled`: a disabled button loses focus (it falls to <body>), and a keyboard user pressing
+    // Enter twice to see the replay would find themselves at the top of the page.
+    sending = true;
+    ui.send.setAttribute('aria-disabled', 'true');
     const started = performance.now();
     try {
       const res = await fetch(request.url, request.init);
       const text = await res.text();
       const parsed = parseBody(text);
-      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started));
-      record(op, res, request.key, fieldOf(parsed, 'id'));
+      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute);
+      record(op, res, request.key, fieldOf(parsed, 'id'), parseBody(String(request.init.body ?? '')));
     } catch (err) {
       showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
     } finally {
-      ui.send.disabled = false;
+      sending = false;
+      ui.send.removeAttribute('aria-disabled');
     }
   }
 
   /** Remembers a created resource's id for later requests, and the send in the operation's history. */
-  function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined): void {
-    if (res.ok && id && op.method === 'POST') session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
+  function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined, sentBody: unknown): void {
+    if (res.ok && id && op.method === 'POST') {
+      session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
+      // Only what a 409 can point at (a taken unique value) is worth remembering beyond this tab.
+      if (op.uniqueFields.length > 0) rememberCreated(idFieldOf(op.path), id, op, sentBody);
+    }
+    if (res.status === 409 && op.uniqueFields.length > 0) leadToHolder(op, sentBody);
+    if (res.status === 404) showPrerequisite(op, true);
     const sent = history.get(op.operationId) ?? [];
     const entry: Sent = { n: sent.length + 1, status: res.status, key, id };
     sent.push(entry);
@@ -116,20 +189,70 @@ export function startConsole(data: ConsoleData): void {
     showHistory();
   }
 
+  /** A 409 for a taken nickname or PIX key: the recipient holding it, when this browser created it. */
+  function leadToHolder(op: ConsoleOperation, sentBody: unknown): void {
+    const holder = holderOf(op, sentBody);
+    const users = data.operations.filter((o) => o.examples.some((e) => e.value && typeof e.value === 'object' && holder && holder.created.field in e.value));
+    showConflictHolder(ui.response, holder, users[0], {
+      use: () => {
+        if (!holder || !users[0]) return;
+        session(STORE.ids, JSON.stringify({ ...rememberedIds(), [holder.created.field]: holder.created.id }));
+        // Paying this recipient is a new attempt: a new key (the old one may have paid another recipient).
+        keys.set(users[0].operationId, newIdempotencyKey());
+        history.set(users[0].operationId, []);
+      },
+      fresh: () => {
+        tags.set(op.operationId, freshTag());
+        keys.set(op.operationId, newIdempotencyKey());
+        renderOperation(op);
+        ui.send.focus();
+      },
+    });
+  }
+
   function setOpen(open: boolean): void {
     ui.panel.hidden = !open;
     ui.launcher.setAttribute('aria-expanded', String(open));
     document.documentElement.classList.toggle('try-it-open', open);
+    coverWhenNarrow();
     if (open) (ui.apiKey.value ? ui.send : ui.apiKey).focus({ preventScroll: true });
   }
 
+  /**
+   * Follows the page: the operation on screen is the console's, whatever moved Redoc there. On a page
+   * without an operation (a guide, a product's overview) the launcher goes; an open console says there is
+   * nothing to send here and shows no form (it would otherwise send an operation the reader left), or
+   * closes when it covers the page (narrow screens).
+   */
   function onRoute(): void {
-    const route = decodeURIComponent(location.hash.replace(/^#/, ''));
+    const route = currentRoute();
     const op = data.operations.find((o) => o.route === route);
+    document.title = op ? `${op.summary} (${op.method} ${op.path}) · ${pageTitle}` : sectionTitle(route, pageTitle);
     ui.launcher.hidden = !op;
-    if (!op) return;
+    ui.skip.hidden = !op;
+    ui.form.hidden = !op;
+    if (!op) {
+      current = undefined;
+      if (!ui.panel.hidden && narrow.matches) close();
+      else showNothingToSend();
+      return;
+    }
     ui.launcher.textContent = `Try it: ${op.method} ${op.path}`;
     if (op !== current) renderOperation(op);
+  }
+
+  function showNothingToSend(): void {
+    ui.title.textContent = 'Try it';
+    ui.endpoint.replaceChildren('This page has no operation to send. Open one (the sidebar, search, or scroll to it): the console follows the page.');
+    for (const part of [ui.scenarioBox, ui.prereq]) part.hidden = true;
+    ui.response.replaceChildren();
+    ui.log.replaceChildren();
+  }
+
+  function close(): void {
+    const hadFocus = ui.panel.contains(document.activeElement);
+    setOpen(false);
+    if (hadFocus) (ui.launcher.hidden ? document.querySelector<HTMLElement>('main') : ui.launcher)?.focus({ preventScroll: true });
   }
 
   function startScenario(name: string): void {
@@ -146,9 +269,30 @@ export function startConsole(data: ConsoleData): void {
   }
 
   ui.launcher.addEventListener('click', () => setOpen(ui.panel.hidden));
-  ui.close.addEventListener('click', () => {
-    setOpen(false);
-    ui.launcher.focus();
+  /**
+   * Wide enough, the open panel takes its own column (the page's CSS narrows Redoc's layout beside it), so
+   * nothing is behind it. Narrower, it covers the page: then the page is inert while it is open, so no Tab
+   * stop hides behind the panel (WCAG 2.4.11) and the panel acts as a dialog.
+   */
+  function coverWhenNarrow(): void {
+    const covers = !ui.panel.hidden && narrow.matches;
+    for (const el of document.body.children) if (el !== ui.panel && el instanceof HTMLElement && el.tagName !== 'SCRIPT') el.inert = covers;
+    ui.panel.setAttribute('role', covers ? 'dialog' : 'complementary');
+    if (covers) ui.panel.setAttribute('aria-modal', 'true');
+    else ui.panel.removeAttribute('aria-modal');
+  }
+  const narrow = window.matchMedia(`(max-width: ${PANEL_BESIDE_MIN_WIDTH - 1}px)`);
+  narrow.addEventListener('change', coverWhenNarrow);
+
+  ui.close.addEventListener('click', close);
+  ui.panel.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    close();
+  });
+  ui.skip.addEventListener('click', (event) => {
+    event.preventDefault();
+    setOpen(true);
   });
   ui.exampleSelect.addEventListener('change', () => current && fillBody(current));
   ui.apiKey.addEventListener('input', () => session(STORE.apiKey, ui.apiKey.value));
@@ -158,7 +302,7 @@ export function startConsole(data: ConsoleData): void {
   });
   ui.form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void submit();
+    if (!sending) void submit();
   });
   // Guides link to prefilled requests as #try/<scenario>: taken before Redoc's router sees the click.
   window.addEventListener(
@@ -172,7 +316,7 @@ export function startConsole(data: ConsoleData): void {
     },
     true,
   );
-  window.addEventListener('hashchange', () => {
+  onLocationChange(() => {
     if (location.hash.startsWith(SCENARIO_PREFIX)) startScenario(location.hash.slice(SCENARIO_PREFIX.length));
     else onRoute();
   });

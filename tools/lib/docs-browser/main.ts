@@ -1,12 +1,13 @@
 // The docs page's own script (bundled by tools/lib/docs-console.ts, inlined at the end of the page): the
-// accessibility fixes on Redoc's DOM and the "Try it" console. Both wait until Redoc has hydrated its
-// server-rendered HTML (the page has loaded and the main thread is idle): changing that DOM earlier would
-// make React's hydration see a mismatch.
+// accessibility fixes on Redoc's DOM, error codes linked to their catalog cards, and the "Try it" console.
+// All wait until Redoc has hydrated its server-rendered HTML (the page has loaded and the main thread is
+// idle): changing that DOM earlier would make React's hydration see a mismatch.
 import type { ConsoleData } from '../docs-console.ts';
 import type { WorkflowPageData } from '../docs-workflows.ts';
 import { applyA11yFixes } from './a11y.ts';
 import { startConsole } from './console.ts';
 import { startWorkflowConsole } from './console-workflow.ts';
+import { followErrorCodeLinks, linkErrorCodes } from './error-links.ts';
 
 function afterHydration(run: () => void): void {
   const idle = () => requestIdleCallback(run, { timeout: 2_000 });
@@ -15,19 +16,28 @@ function afterHydration(run: () => void): void {
 }
 
 afterHydration(() => {
-  applyA11yFixes();
+  const json = document.getElementById('try-it-data')?.textContent;
+  const data = json ? (JSON.parse(json) as ConsoleData) : undefined;
+  const codes = new Set(data?.errorCodes ?? []);
+  const fixPage = () => {
+    applyA11yFixes();
+    if (data) linkErrorCodes(codes);
+  };
+  fixPage();
   let scheduled = false;
   new MutationObserver(() => {
     if (scheduled) return;
     scheduled = true;
     requestAnimationFrame(() => {
       scheduled = false;
-      applyA11yFixes();
+      fixPage();
     });
   }).observe(document.getElementById('redoc') ?? document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label'] });
 
-  const json = document.getElementById('try-it-data')?.textContent;
-  if (json) startConsole(JSON.parse(json) as ConsoleData);
+  if (data) {
+    followErrorCodeLinks(data.errorsRoute);
+    startConsole(data);
+  }
   const workflows = document.getElementById('workflow-data')?.textContent;
   if (workflows) startWorkflowConsole(JSON.parse(workflows) as WorkflowPageData);
 });
