@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packPackage, type PackedPackage } from '../../tools/lib/pack.ts';
 import { root } from '../../tools/lib/paths.ts';
+import { tarballProblems, type Manifest } from '../../tools/lib/release.ts';
 
-const ALLOWED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|node-flags\.json|bin\/[a-z-]+\.js|dist\/.+\.(js|d\.ts)|dist\/[a-z-]+\.(json|yaml)|dist\/docs\/(index\.html\.(br|gz)|favicon\.ico))$/;
+const ALLOWED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|node-flags\.json|bin\/[a-z-]+\.js|dist\/.+\.(js|d\.ts)|dist\/[a-z-]+\.(json|yaml)|dist\/workflows\/[a-z0-9-]+\.arazzo\.yaml|dist\/docs\/(index\.html\.(br|gz)|favicon\.ico))$/;
 const NAMES = ['spec', 'types', 'client', 'sandbox', 'contract-kit', 'mock'] as const;
 const LIVE_KEY = /svc_live_[A-Za-z0-9]{16,}/g;
 // The admin document's example of a created key (openapi-admin/components/examples/responses/api_key_created.yaml)
@@ -75,5 +76,32 @@ describe('the client tarball', () => {
     const { tarball, files } = packed.client!;
     const nodeImports = files.filter((f) => f.endsWith('.js') && /from\s+['"]node:|import\(\s*['"]node:|require\(/.test(read(tarball, f)));
     expect(nodeImports).toEqual([]);
+  });
+});
+
+describe("the release's tarball check (tools/lib/release.ts), which stops the release before anything is published", () => {
+  it('passes the real sandbox tarball', async () => {
+    const pkg = packed.sandbox!;
+    const manifest = JSON.parse(read(pkg.tarball, 'package.json')) as Manifest;
+    expect(await tarballProblems({ ...pkg, dir: 'sandbox', manifest })).toEqual([]);
+  });
+
+  it('names every defect of a bad one: private, no engines, a missing CHANGELOG and bin, a test file shipped', async () => {
+    const pkg = packed.sandbox!;
+    const manifest = { ...(JSON.parse(read(pkg.tarball, 'package.json')) as Manifest), private: true, engines: {} };
+    const files = [...pkg.files.filter((f) => f !== 'CHANGELOG.md' && !f.startsWith('bin/')), 'test/api.test.js'];
+    expect(await tarballProblems({ ...pkg, files, dir: 'sandbox', manifest })).toEqual([
+      'package.json says "private": true',
+      'package.json has no engines.node',
+      'missing CHANGELOG.md',
+      'missing bin/payments-sandbox.js',
+      'ships test/api.test.js',
+    ]);
+  });
+
+  it("refuses a spec whose version is not the document's info.version", async () => {
+    const pkg = packed.spec!;
+    const manifest = { ...(JSON.parse(read(pkg.tarball, 'package.json')) as Manifest), version: '0.0.1' };
+    expect(await tarballProblems({ ...pkg, dir: 'spec', manifest })).toEqual([expect.stringMatching(/^version 0\.0\.1 is not the document's info\.version /)]);
   });
 });
