@@ -65,8 +65,13 @@ describe('pending changesets', () => {
 describe('the repository’s changesets configuration', () => {
   const config = JSON.parse(readFileSync(join(root, '.changeset', 'config.json'), 'utf8'));
 
-  it('versions the private workspace packages independently against main, without tagging them', () => {
-    expect(config).toMatchObject({ baseBranch: 'main', privatePackages: { version: true, tag: false }, fixed: [], linked: [], commit: false });
+  it('versions the published packages independently against main, with restricted access (issue 23: none is private)', () => {
+    expect(config).toMatchObject({ baseBranch: 'main', access: 'restricted', fixed: [], linked: [], commit: false });
+    for (const dir of ['spec', 'types', 'client', 'sandbox', 'contract-kit', 'mock']) {
+      const pkg = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as { private?: boolean; publishConfig?: { access?: string } };
+      expect(pkg.private, dir).toBeUndefined();
+      expect(pkg.publishConfig?.access, dir).toBe('restricted');
+    }
   });
 
   it('has no pending changeset that is not a changeset', () => {

@@ -1,4 +1,4 @@
-// The sandbox's admin document (openapi-admin/): lint the source, bundle it into the sandbox package, lint the
+// The sandbox's admin document (openapi-admin/): lint the source, bundle it into @payments/spec (dist/admin-openapi.*), lint the
 // bundle with the admin ruleset. The same steps as the public contract (contract.ts), other paths and rules.
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -7,7 +7,7 @@ import { root } from './paths.ts';
 import { log } from './steps.ts';
 
 export const adminSpecSource = join(root, 'openapi-admin', 'openapi.yaml');
-export const adminSpecDist = join(root, 'packages', 'sandbox', 'dist');
+export const adminSpecDist = join(root, 'packages', 'spec', 'dist'); // shipped by @payments/spec with the public document
 export const adminBundledYaml = join(adminSpecDist, 'admin-openapi.yaml');
 export const adminBundledJson = join(adminSpecDist, 'admin-openapi.json');
 export const adminSpectralRuleset = join(root, '.spectral-admin.yaml');

@@ -3,7 +3,7 @@
 // before sending (packages/client/src/generated/spec-rules.ts). The generated files are committed
 // (reviewers see API changes as diffs); the build rewrites them, and under CI it only checks them,
 // failing when they no longer match the spec.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -85,10 +85,4 @@ export async function generateCode(opts: { check?: boolean } = {}): Promise<void
   });
 }
 
-/** Compiles the publishable packages (types, then client) to dist/: JS + declarations, as consumers get them. */
-export async function compilePackages(): Promise<void> {
-  for (const name of ['types', 'client']) {
-    rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true }); // no stale file may ship
-    await runTool(`tsc packages/${name} → dist`, bin('tsc'), ['-p', join(root, 'packages', name, 'tsconfig.build.json')]);
-  }
-}
+export { compilePackages } from './packages.ts';

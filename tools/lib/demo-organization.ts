@@ -1,33 +1,3 @@
-// npm start's demo organization (every product on, funded) and its API key, also used by the docs test.
-import { randomUUID } from 'node:crypto';
-import type { generateApiKey } from '../../packages/sandbox/src/keys.ts';
-import type { RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
-import type { Organization } from '../../packages/sandbox/src/store/types.ts';
-
-export const DEMO_NAME = 'Demo organization (npm start)';
-
-/** The demo organization (created once, every product on), with a new key: keys are shown only once. */
-export async function demoOrganization(sandbox: Pick<RunningSandbox, 'store'>, { key, hash, prefix }: ReturnType<typeof generateApiKey>): Promise<string> {
-  await sandbox.store.transaction(async (tx) => {
-    const now = new Date().toISOString();
-    let org: Organization | undefined = (await tx.listOrganizations()).find((o) => o.name === DEMO_NAME);
-    if (!org) {
-      org = {
-        id: `org_${randomUUID().replace(/-/g, '')}`,
-        name: DEMO_NAME,
-        apiAccess: true,
-        banking: true,
-        cards: true,
-        checkout: true,
-        walletTransfers: true,
-        cardTermsAccepted: true,
-        checkoutPix: true,
-        funding: { BRL: '100000.00', USD: '50000.00' },
-        createdAt: now,
-      };
-      await tx.insertOrganization(org);
-    }
-    await tx.insertApiKey({ id: `key_${randomUUID().replace(/-/g, '')}`, organizationId: org.id, hash, prefix, createdAt: now, revokedAt: null });
-  });
-  return key;
-}
+// The demo organization lives in the sandbox package (payments-sandbox prints it too); re-exported for the
+// repository's tasks, tests and benches.
+export { DEMO_NAME, demoOrganization } from '../../packages/sandbox/src/demo-organization.ts';

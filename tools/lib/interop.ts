@@ -25,7 +25,14 @@ function lockHash(dir: string): string {
 
 /** Installs the tool's folder when needed; returns the folder's node_modules/.bin. */
 export function ensureInteropTool(tool: InteropTool): string {
-  const dir = interopDir(tool);
+  return ensureNpmFolder(interopDir(tool), `tools/interop/${tool}`);
+}
+
+/**
+ * `npm ci` in a folder holding a package.json and a package-lock.json (exact versions), when its lockfile
+ * changed since the last install; returns the folder's node_modules/.bin. Also used for tools/registry.
+ */
+export function ensureNpmFolder(dir: string, name: string): string {
   const stamp = join(dir, 'node_modules', '.interop-installed');
   const want = lockHash(dir);
   if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
@@ -33,7 +40,7 @@ export function ensureInteropTool(tool: InteropTool): string {
     const run = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
     if (run.status !== 0) {
       const why = run.error ? run.error.message : `${run.stderr}${run.stdout}`.trim();
-      throw new StepError(`install ${tool}`, `npm ci in tools/interop/${tool} failed (it needs the npm registry): ${why}\nRun it by hand: (cd tools/interop/${tool} && npm ci)`);
+      throw new StepError(`install ${name}`, `npm ci in ${name} failed (it needs the npm registry): ${why}\nRun it by hand: (cd ${name} && npm ci)`);
     }
     writeFileSync(stamp, want);
   }

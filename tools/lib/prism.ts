@@ -5,7 +5,7 @@
 //
 // Two corrections, both tested by test/mock/prism.test.ts: Prism serves dist/prism/openapi.json (the bundle
 // plus a generic first example for its own validation failures, prism-document.ts), and its validator gets
-// our multipleOf tolerance (prism-validator-hook.ts, loaded with --import), so it accepts every valid amount.
+// our multipleOf tolerance (packages/mock/src/validator-hook.ts, loaded with --import; the same hook payments-mock loads), so it accepts every valid amount.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,7 +18,7 @@ import { root } from './paths.ts';
 import { prismDocumentPath } from './prism-document.ts';
 
 const PRISM_CLI = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
-const VALIDATOR_HOOK = join(root, 'tools', 'lib', 'prism-validator-hook.ts');
+const VALIDATOR_HOOK = join(root, 'packages', 'mock', 'src', 'validator-hook.ts');
 const HOST = '127.0.0.1';
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -79,22 +79,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Whether `port` can be bound on 127.0.0.1 right now. */
-export function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, HOST, () => server.close(() => resolve(true)));
-  });
-}
-
-/** Reads a port from a CLI flag or env value: an integer 0–65535, or `fallback` when absent. */
-export function parsePort(value: string | undefined, fallback: number, what: string): number {
-  if (value === undefined || value === '') return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${what} must be a port number (0–65535), got "${value}"`);
-  return port;
-}
+export { parsePort } from '@payments/spec/cli-support';
 
 export async function startPrism(opts: PrismOptions = {}): Promise<PrismServer> {
   if (!existsSync(PRISM_CLI)) throw new Error(`Prism is not installed (${PRISM_CLI} is missing): run pnpm install`);

@@ -1,13 +1,21 @@
-// node tools/launch.mjs release [--dry-run]: cut a release of @payments/types and @payments/client.
+// node tools/launch.mjs release [--dry-run] [--registry URL] [--publish-only]: release every published package
+// (@payments/spec, types, client, sandbox, contract-kit, mock; tools/lib/packages.ts) to a registry.
 //
 //   1. build (lint, bundle, docs, generated code, compiled packages)
 //   2. breaking-change gate: the bundle against openapi/released/openapi.json and the pending changesets
-//   3. `changeset version`: apply the pending changesets (versions, CHANGELOGs), consuming them
+//   3. `changeset version`: apply the pending changesets (versions, CHANGELOGs), consuming them;
+//      @payments/spec's version := the document's info.version (the contract's own version)
 //   4. rebuild: the packages are compiled and packed at their new versions
 //   5. writeBaseline(): the released bundle becomes openapi/released/openapi.json
-//   6. pack both packages into dist/release/ and list each tarball's files and size
+//   6. pack every package into dist/release/ and check each tarball (tools/lib/release.ts)
+//   7. smoke install: all tarballs into a fresh folder outside the workspace with plain npm; every package
+//      imports, every command answers --version; each package's install size with its dependencies
+//   8. publish the tarballs, dependencies first, to --registry URL (default: npm's configured registry, the
+//      npm registry unless your .npmrc says otherwise); a version already there is skipped
 //
-// --dry-run does everything except 3 and 5: nothing in the repository changes but dist/ (built output).
+// Nothing is published unless 6 and 7 passed for every package. --dry-run does 1, 2, 6 and 7: nothing in the
+// repository changes but dist/ and nothing is published. --publish-only does 6-8 on the current build and
+// versions (publishing what an earlier run versioned, e.g. after a registry outage; the registry test runs it).
 // It commits nothing: review `git diff` (versions, CHANGELOGs, consumed changesets, the baseline) and commit.
 //
 // The rebuild in step 4 leaves the gate out on purpose: after `changeset version` the changesets that
@@ -22,18 +30,21 @@ import { buildContract } from '../lib/contract.ts';
 import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { recordRelease } from '../lib/docs-changelog.ts';
-import { packPackage, type PackedPackage } from '../lib/pack.ts';
+import { PUBLISHED } from '../lib/packages.ts';
 import { bin, root } from '../lib/paths.ts';
+import { packAll, publishAll, SIZE_TARGETS, smokeInstall, tieSpecVersion, type ReleaseTarball } from '../lib/release.ts';
 import { log, main, runTool, step, StepError } from '../lib/steps.ts';
 
-const PACKAGES = ['types', 'client'] as const;
 const releaseDir = join(root, 'dist', 'release');
 
-const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean' }, 'publish-only': { type: 'boolean' }, registry: { type: 'string' } } });
 const dryRun = Boolean(values['dry-run']);
+const publishOnly = Boolean(values['publish-only']);
+const registry = values.registry;
 
-const version = (name: string): string => (JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { version: string }).version;
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+const version = (dir: string): string => (JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as { version: string }).version;
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+const mb = (bytes: number) => (bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(2)} MB` : kb(bytes));
 
 async function build(withGate: boolean): Promise<void> {
   await buildContract();
@@ -47,62 +58,81 @@ async function build(withGate: boolean): Promise<void> {
   await compilePackages();
 }
 
-await main(async () => {
-  const started = performance.now();
-  const before = Object.fromEntries(PACKAGES.map((name) => [name, version(name)]));
-  log(`release${dryRun ? ' (DRY RUN: no changeset version, no baseline written)' : ''}: ${PACKAGES.map((n) => `@payments/${n}@${before[n]}`).join(', ')}`);
-
+/** Steps 1-5: build, gate, versions, rebuild, baseline (the dry run stops after the build and the gate). */
+async function versionPackages(): Promise<void> {
+  const before = Object.fromEntries(PUBLISHED.map((dir) => [dir, version(dir)]));
   log('\n== 1-2. build and breaking-change gate');
   await build(true);
   const gate = checkBreaking();
   const planned = gate.bumps;
-  log(`pending changesets plan: ${PACKAGES.map((n) => `@payments/${n} ${planned.get(`@payments/${n}`) ?? 'none'}`).join(', ')}`);
-
+  log(`pending changesets plan: ${PUBLISHED.map((d) => `@payments/${d} ${planned.get(`@payments/${d}`) ?? 'none'}`).join(', ')}`);
   if (dryRun) {
     log('\n== 3. changeset version: skipped (dry run)');
     log('== 4. rebuild: skipped (dry run: versions unchanged, the build above stands)');
     log(`== 5. write baseline: skipped (dry run; would copy packages/spec/dist/openapi.json to ${relative(root, baselinePath)})`);
-  } else {
-    log('\n== 3. changeset version');
-    const out = await runTool('changeset version (apply pending changesets: versions, CHANGELOGs)', bin('changeset'), ['version']);
-    if (out.trim()) log(out.trim());
-    for (const name of PACKAGES) log(`  @payments/${name}: ${before[name]} → ${version(name)}`);
-    // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
-    const released = [...planned.keys()].filter((name) => planned.get(name) !== 'none' && name.startsWith('@payments/'));
-    recordRelease({ versions: Object.fromEntries(released.map((name) => [name, version(name.slice('@payments/'.length))])), date: new Date().toISOString(), changes: gate.changes });
-
-    log('\n== 4. rebuild at the new versions');
-    await build(false);
-
-    log('\n== 5. write baseline');
-    const written = await step('released spec becomes the baseline', () => writeBaseline());
-    log(`  ${relative(root, written)} := packages/spec/dist/openapi.json`);
-    const after = checkBreaking();
-    if (after.changes.length > 0) throw new StepError('baseline check', `the new baseline still differs from the bundle:\n${after.report}`);
+    return;
   }
+  log('\n== 3. changeset version');
+  const out = await runTool('changeset version (apply pending changesets: versions, CHANGELOGs)', bin('changeset'), ['version']);
+  if (out.trim()) log(out.trim());
+  const spec = tieSpecVersion();
+  if (spec.from !== spec.to) log(`  @payments/spec: version := the document's info.version ${spec.to}`);
+  for (const dir of PUBLISHED) log(`  @payments/${dir}: ${before[dir]} → ${version(dir)}`);
+  // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
+  const released = PUBLISHED.filter((dir) => before[dir] !== version(dir));
+  recordRelease({ versions: Object.fromEntries(released.map((dir) => [`@payments/${dir}`, version(dir)])), date: new Date().toISOString(), changes: gate.changes });
 
-  log(`\n== 6. pack into ${relative(root, releaseDir)}/`);
-  rmSync(releaseDir, { recursive: true, force: true });
-  const packed: Array<[string, PackedPackage]> = [];
-  for (const name of PACKAGES) {
-    packed.push([name, await step(`pnpm pack packages/${name}`, () => packPackage(join('packages', name), releaseDir))]);
-  }
+  log('\n== 4. rebuild at the new versions');
+  await build(false);
 
-  // The result goes to stdout (progress went to stderr): what was packed, file by file.
+  log('\n== 5. write baseline');
+  const written = await step('released spec becomes the baseline', () => writeBaseline());
+  log(`  ${relative(root, written)} := packages/spec/dist/openapi.json`);
+  const after = checkBreaking();
+  if (after.changes.length > 0) throw new StepError('baseline check', `the new baseline still differs from the bundle:\n${after.report}`);
+}
+
+/** What was packed, file by file, with the install sizes: on stdout (progress went to stderr). */
+function packReport(packed: ReleaseTarball[], sizes: Map<string, number>): string {
   const lines: string[] = [''];
-  for (const [name, pkg] of packed) {
-    const manifest = JSON.parse(
-      // package.json as packed (workspace: ranges rewritten), read back from the tarball.
-      (await runTool(`read ${name} package.json`, 'tar', ['-xzOf', pkg.tarball, 'package/package.json'], { quiet: true })),
-    ) as { dependencies?: Record<string, string> };
-    const deps = Object.entries(manifest.dependencies ?? {}).map(([d, r]) => `${d}@${r}`).join(', ') || 'none';
-    lines.push(`${relative(root, pkg.tarball)}  ${kb(pkg.size)}  (${pkg.files.length} files; dependencies: ${deps})`);
-    for (const file of pkg.files) lines.push(`  ${file}`);
+  for (const pkg of packed) {
+    const deps = Object.entries(pkg.manifest.dependencies ?? {}).map(([d, r]) => `${d}@${r}`).join(', ') || 'none';
+    const target = SIZE_TARGETS[pkg.manifest.name];
+    const size = sizes.get(pkg.manifest.name) ?? 0;
+    lines.push(`${pkg.manifest.name}@${pkg.manifest.version}  ${relative(root, pkg.tarball)}`);
+    lines.push(`  tarball ${kb(pkg.size)}, ${pkg.files.length} files; install size with dependencies ${mb(size)}${target ? ` (target <= ${mb(target)})` : ''}`);
+    lines.push(`  dependencies: ${deps}`);
+    for (const file of pkg.files) lines.push(`    ${file}`);
     lines.push('');
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  return `${lines.join('\n')}\n`;
+}
+
+await main(async () => {
+  if (dryRun && publishOnly) throw new StepError('release', '--dry-run and --publish-only exclude each other');
+  const started = performance.now();
+  const mode = dryRun ? ' (DRY RUN: no changeset version, no baseline written, nothing published)' : publishOnly ? ' (PUBLISH ONLY: the current build and versions)' : '';
+  log(`release${mode}: ${PUBLISHED.map((d) => `@payments/${d}@${version(d)}`).join(', ')} → ${registry ?? "npm's configured registry"}`);
+  if (!publishOnly) await versionPackages();
+
+  log(`\n== 6. pack into ${relative(root, releaseDir)}/ and check the tarballs`);
+  rmSync(releaseDir, { recursive: true, force: true });
+  const packed = await step('pnpm pack every package, check each tarball', () => packAll(releaseDir));
+
+  log('\n== 7. smoke install (fresh folder outside the workspace, plain npm)');
+  const smoke = await step('install every tarball, import every package, run every command', () => smokeInstall(packed));
+  process.stdout.write(packReport(packed, smoke.sizes));
+  if (smoke.overTarget.length > 0) throw new StepError('install size', `over its target: ${smoke.overTarget.join(', ')} (see the sizes above)`);
+
+  if (dryRun) {
+    log('== 8. publish: skipped (dry run)');
+  } else {
+    log(`\n== 8. publish to ${registry ?? "npm's configured registry"}`);
+    const done = await step('npm publish every tarball, dependencies first', () => publishAll(packed, registry));
+    process.stdout.write(`${done.map((line) => `  ${line}`).join('\n')}\n`);
+  }
   log(
     `${dryRun ? 'dry run' : 'release'} done in ${((performance.now() - started) / 1000).toFixed(1)} s` +
-      (dryRun ? '' : ': review and commit the versions, CHANGELOGs, consumed changesets and openapi/released/openapi.json'),
+      (dryRun || publishOnly ? '' : ': review and commit the versions, CHANGELOGs, consumed changesets and openapi/released/openapi.json'),
   );
 });

@@ -50,6 +50,7 @@ Options:
                         where the kit cannot tell a transient outage from a server bug. Without it they are
                         warnings, counted per operation in the "inconclusive" column. Use it in CI
   -h, --help            this help
+  -v, --version         the package version (alone)
 
 Exit code: 0 passed, 1 a check failed (or was skipped, without --allow-skips), 2 usage error. A summary
 goes to stdout, progress to stderr. With --admin-token the kit provisions its own organization and as many

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The contract kit as a command: parse the options, run, print the summary on stdout (progress on stderr),
 // write the JSON/JUnit reports, exit 0 (no failures), 1 (failures) or 2 (usage error).
+import { readFileSync } from 'node:fs';
 import { HELP, parseCli } from './args.ts';
 import { writeReports } from './report/write.ts';
 import { stderrProgress } from './progress.ts';
@@ -14,11 +15,25 @@ function listChecks(): string {
   return `${CHECKS.map((c) => `${c.id}\n  ${c.title}\n  needs: ${c.needs.join(', ') || '-'}\n  corresponds to: ${c.corresponds}`).join('\n')}\n`;
 }
 
-async function main(argv: string[]): Promise<number> {
-  // `client -- <command>`: contract tests of a client (client-mode/), a command of its own.
-  if (argv[0] === 'client') return (await import('./client-mode/cli.ts')).clientMain(argv.slice(1));
+/**
+ * Subcommands: `payments-contract-kit <name> …`, each a module loaded only when named (client mode starts a
+ * sandbox; the server checks against --base-url load none of it). Add one here.
+ */
+const SUBCOMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  // `client -- <command>`: contract tests of a client (client-mode/).
+  client: async (argv) => (await import('./client-mode/cli.ts')).clientMain(argv),
   // `workflows`: the provider's Arazzo workflows run with Respect (workflows/).
-  if (argv[0] === 'workflows') return (await import('./workflows/cli.ts')).workflowsMain(argv.slice(1));
+  workflows: async (argv) => (await import('./workflows/cli.ts')).workflowsMain(argv),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (subcommand) return subcommand(argv.slice(1));
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseCli(argv);

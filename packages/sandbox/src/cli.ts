@@ -8,7 +8,8 @@ import { COMMANDS, UsageError, type AdminRequest, type Command, type OptionSpec,
 export { COMMANDS, UsageError } from './cli-commands.ts';
 export type { AdminRequest, Command } from './cli-commands.ts';
 
-const PROG = 'node packages/sandbox/src/cli.ts';
+// How the help names this CLI: the repository's path, or `payments-sandbox admin` from the package (Io.prog).
+let PROG = 'node packages/sandbox/src/cli.ts';
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 const TIMEOUT_MS = 30_000;
 
@@ -286,10 +287,13 @@ export interface Io {
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   stderr: { write(chunk: string): unknown };
   fetch: typeof fetch;
+  /** The command as the user typed it, for the help and the messages (default: the repository's path). */
+  prog?: string;
 }
 
 /** Runs one command; resolves with the exit code. Never throws. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
+  if (io.prog) PROG = io.prog;
   try {
     const planned = plan(argv, io.env);
     if (planned.kind === 'help') {

@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { loadSpec, type OpenApiDocument } from '@payments/spec';
+import { adminSpecPath, loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
@@ -14,7 +13,7 @@ import { createStaticFiles, type StaticFile } from './static-files.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
 
-export const adminSpecPath = fileURLToPath(new URL('../dist/admin-openapi.json', import.meta.url));
+export { adminSpecPath } from '@payments/spec';
 
 export interface StartOptions {
   port?: number;

@@ -5,7 +5,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaticFiles, negotiateEncoding, type Encoding } from '../src/static-files.ts';
 
@@ -44,9 +44,12 @@ beforeAll(async () => {
   utimesSync(join(dir, 'index.html.gz'), old, old);
   writeFileSync(join(dir, 'fresh.txt'), page);
   writeFileSync(join(dir, 'fresh.txt.gz'), gzipSync('precompressed by the build'));
+  // The published sandbox ships the docs page as index.html.br only (no raw file): its bytes come from the .br.
+  writeFileSync(join(dir, 'shipped.html.br'), brotliCompressSync(page));
   const files = createStaticFiles({
     '/docs/': { file: join(dir, 'index.html'), type: 'text/html; charset=utf-8' },
     '/fresh.txt': { file: join(dir, 'fresh.txt'), type: 'text/plain' },
+    '/shipped/': { file: join(dir, 'shipped.html'), type: 'text/html; charset=utf-8' },
     '/console.json': { body: tiny, type: 'application/json', cacheControl: 'no-store' },
   });
   server = createServer((req, res) => {
@@ -129,6 +132,18 @@ describe('serving', () => {
     expect(a.headers['content-encoding']).toBeUndefined();
     expect(a.headers['cache-control']).toBe('no-store');
     expect(a.body.toString()).toBe(tiny);
+  });
+
+  it('serves a file shipped only as its .br sibling: raw bytes decompressed from it, the .br itself as br', async () => {
+    const raw = await get('/shipped/');
+    expect(raw.status).toBe(200);
+    expect(raw.headers['content-encoding']).toBeUndefined();
+    expect(raw.body.equals(page)).toBe(true);
+    const br = await get('/shipped/', { 'accept-encoding': 'br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).equals(page)).toBe(true);
+    const gz = await get('/shipped/', { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gz.body).equals(page)).toBe(true);
   });
 
   it('refuses to start when a file cannot be read, naming it', () => {

@@ -15,6 +15,8 @@ export interface OpenApiDocument extends JsonObject {
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
 export const bundledSpecPath = fileURLToPath(new URL('../dist/openapi.json', import.meta.url));
+/** The sandbox's admin API document (openapi-admin/, bundled by the build next to the public one). */
+export const adminSpecPath = fileURLToPath(new URL('../dist/admin-openapi.json', import.meta.url));
 
 let cached: OpenApiDocument | undefined;
 

@@ -10,7 +10,7 @@ const DOC_ID = 'openapi.json';
 /**
  * JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-6 (Ajv's
  * `multipleOfPrecision`) keeps `multipleOf: 0.01` meaning "at most two decimal places". Prism's validator is
- * given the same tolerance (tools/lib/prism-validator-hook.ts), so the mock and our validators agree.
+ * given the same tolerance (packages/mock/src/validator-hook.ts), so the mock and our validators agree.
  */
 export const MULTIPLE_OF_PRECISION = 6;
 

@@ -1,6 +1,6 @@
 // The admin surface: what the provider's dashboard does (organizations and their product flags, API keys,
 // wallet recipients, card terms, checkout PIX, final transfer statuses) plus fault injection. Requests are
-// validated against the admin OpenAPI document (openapi-admin/, bundled to dist/admin-openapi.json). The
+// validated against the admin OpenAPI document (openapi-admin/, bundled to @payments/spec's dist/admin-openapi.json). The
 // rules a saved recipient meets and what a fault may simulate on an operation come from the public contract.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -3,7 +3,7 @@
 // transaction (sqlite-group-commit.ts). Callers (a key, its organization, a pending fault) are cached
 // between requests, and the database says when to drop them (watchCallerRows). The operations themselves
 // are sql-transaction.ts, shared with PostgreSQL.
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
@@ -108,7 +108,9 @@ async function migrateSchema(db: DatabaseSync, begin: () => Promise<void>): Prom
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
   const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  const db = new DatabaseSync(file);
+  // Loaded here, not imported at the top: a process that never opens an embedded store (the PostgreSQL
+  // store, the kit's client mode against --base-url) must not need node:sqlite (issue 23).
+  const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(file);
   db.exec('PRAGMA busy_timeout = 5'); // SQLite's own wait blocks the event loop: keep it short, and wait in whenUnlocked
   const statements = new Map<string, StatementSync>();
   const prepare = (sql: string): StatementSync => {

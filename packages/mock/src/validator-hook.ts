@@ -1,4 +1,4 @@
-// Loaded into Prism's process (`node --import`, see prism.ts): gives Prism's request and response validator
+// Loaded into Prism's process (`node --import`, by payments-mock (cli.ts) and tools/lib/prism.ts): gives Prism's request and response validator
 // the multipleOf tolerance ours has (Ajv's `multipleOfPrecision`, from @payments/spec), so `multipleOf: 0.01`
 // means "at most two decimal places" there too. Without it Prism's Ajv divides doubles exactly
 // (0.07 / 0.01 = 7.000000000000001) and refuses 1,363 of the 10,000 valid two-decimal amounts up to 100.00.
@@ -22,7 +22,7 @@ registerHooks({
     const result = nextLoad(url, context);
     if (!url.endsWith(TARGET)) return result;
     const source = String(result.source);
-    if (!source.includes(ANCHOR)) throw new Error(`prism-validator-hook: ${TARGET} no longer contains "${ANCHOR}"; Prism changed, revisit tools/lib/prism-validator-hook.ts`);
+    if (!source.includes(ANCHOR)) throw new Error(`prism-validator-hook: ${TARGET} no longer contains "${ANCHOR}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
     patched = true;
     return { ...result, source: source.replace(ANCHOR, `${ANCHOR} multipleOfPrecision: ${precision},`) };
   },

@@ -1,0 +1,34 @@
+// @payments/mock: the Payments API contract mock as consumers run it. Prism serves the document derived from
+// the bundled spec (dist/openapi.json: the bundle plus a generic first example for Prism's own validation
+// failures, derived by the repository's build) and its validator gets our multipleOf tolerance (validator-hook.ts),
+// so every valid amount is accepted, as a JSON number or a string.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { MULTIPLE_OF_PRECISION } from '@payments/spec';
+
+/** The document Prism serves. */
+export const mockDocumentPath = fileURLToPath(new URL('../dist/openapi.json', import.meta.url));
+/** Loaded into Prism's process with `--import`. */
+export const validatorHookUrl = new URL('./validator-hook.js', import.meta.url).href;
+/** Prism 5.16's own `engines.node`. */
+export const PRISM_NODE = { major: 24, minor: 18, text: '>= 24.18' };
+
+export function prismSupports(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > PRISM_NODE.major || (major === PRISM_NODE.major && minor >= PRISM_NODE.minor);
+}
+
+export interface MockOptions {
+  port: number;
+  host: string;
+  /** Prism's `--errors`: a request or response that breaks the contract gets an error answer. */
+  errors?: boolean;
+}
+
+/** The Node arguments and environment that run `prism mock` on the derived document with the hook. */
+export function prismInvocation(options: MockOptions, hookUrl: string = validatorHookUrl): { args: string[]; env: Record<string, string> } {
+  const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli');
+  const args = ['--import', hookUrl, prismCli, 'mock', mockDocumentPath, '-h', options.host, '-p', String(options.port)];
+  if (options.errors) args.push('--errors');
+  return { args, env: { PRISM_MULTIPLE_OF_PRECISION: String(MULTIPLE_OF_PRECISION), NO_COLOR: '1', FORCE_COLOR: '0' } };
+}

@@ -1,0 +1,108 @@
+// `payments-sandbox`: the sandbox as a command, the same first run as `npm start` in this repository (the
+// docs and the spec served, a demo organization and key, the admin token printed), configured by flags or
+// the environment, running until SIGINT/SIGTERM, then closing the server and the store and exiting 0.
+// `payments-sandbox admin <command>` is the admin CLI (cli.ts). The bin shim (bin/payments-sandbox.js)
+// checks the Node version before this module loads.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parsePort } from '@payments/spec/cli-support';
+import { run as adminCli } from './cli.ts';
+import { jsonLogger } from './http.ts';
+import { banner, serveSandbox } from './serve.ts';
+import { packagedSite } from './site.ts';
+
+const PROG = 'payments-sandbox';
+
+export const HELP = `usage: ${PROG} [options]           run the sandbox until Ctrl-C / SIGTERM
+       ${PROG} admin <command> …   the admin CLI (organizations, keys, faults, clocks, journal): ${PROG} admin --help
+
+options (each also read from the environment variable in brackets):
+  -p, --port N            port on 127.0.0.1 [PORT]; default 8080, a busy port falls back to a free one; 0 = any free port
+      --host HOST         interface to listen on [HOST]; default 127.0.0.1
+      --database-url URL  PostgreSQL (postgres://…) instead of the embedded store [DATABASE_URL]; several
+                          instances on one database share their state
+      --db FILE           keep the embedded store (node:sqlite) in FILE [SANDBOX_DB]; default: in memory
+      --admin-token T     the admin API's token [SANDBOX_ADMIN_TOKEN]; default: generated and printed
+      --journal-cap N     traffic journal entries kept per organization [SANDBOX_JOURNAL_CAP]; default 10000
+  -h, --help              this help
+  -v, --version           the package version
+
+Prints the API's URL, the docs (/docs/), the spec (/openapi.yaml, /openapi.json), a demo organization's new
+API key and the admin token on stdout; one JSON line per request on stderr (API keys never logged).
+`;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+function options(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      'database-url': { type: 'string' },
+      db: { type: 'string' },
+      'admin-token': { type: 'string' },
+      'journal-cap': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    allowPositionals: false,
+  }).values;
+}
+
+/** Resolves when the first SIGINT/SIGTERM arrives (later ones are ignored while the sandbox closes). */
+function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => resolve(signal);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+async function serve(argv: string[], env: Env): Promise<number> {
+  let values;
+  try {
+    values = options(argv);
+  } catch (err) {
+    process.stderr.write(`${PROG}: ${err instanceof Error ? err.message : String(err)}\nRun ${PROG} --help for usage.\n`);
+    return 2;
+  }
+  if (values.help || values.version) {
+    process.stdout.write(values.help ? HELP : `${version()}\n`);
+    return 0;
+  }
+  const port = parsePort(values.port ?? env.PORT, 8080, values.port !== undefined ? '--port' : 'PORT');
+  const databaseUrl = values['database-url'] ?? env.DATABASE_URL;
+  const file = values.db ?? env.SANDBOX_DB;
+  if (file && file !== ':memory:' && !databaseUrl) mkdirSync(dirname(file), { recursive: true });
+  const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
+  const adminToken = values['admin-token'] ?? env.SANDBOX_ADMIN_TOKEN;
+  const stopped = nextStopSignal();
+  const served = await serveSandbox({
+    port,
+    host: values.host ?? env.HOST ?? '127.0.0.1',
+    ...(databaseUrl ? { databaseUrl } : file && file !== ':memory:' ? { file } : {}),
+    ...(adminToken ? { adminToken } : {}),
+    ...(journalCap ? { journalCap: Number(journalCap) } : {}),
+    site: packagedSite,
+    logger: jsonLogger((text) => process.stderr.write(text)),
+  });
+  if (served.portFellBack) process.stderr.write(`${PROG}: port ${port} is busy: using ${served.sandbox.port} instead\n`);
+  process.stdout.write(banner(served, `npx ${PROG} admin`));
+  const signal = await stopped;
+  await served.close();
+  process.stderr.write(`${PROG}: stopped on ${signal}\n`);
+  return 0;
+}
+
+export function main(argv: string[], env: Env = process.env): Promise<number> {
+  if (argv[0] === 'admin') {
+    return adminCli(argv.slice(1), { env, stdout: process.stdout, stderr: process.stderr, fetch: globalThis.fetch, prog: `${PROG} admin` });
+  }
+  return serve(argv, env);
+}
