@@ -54,9 +54,18 @@ describe(`${INSTANCES} sandbox processes started together, ${ROUNDS} times`, () 
     await rounds(async (round) => {
       const file = join(dir, `round-${round}.db`);
       // Another process's write in progress on the new file (rollback journal: switching it to WAL needs it done).
-      const writer = new DatabaseSync(file);
+      // Its COMMIT waits for the sandboxes' shared locks (SQLite's busy handler, up to 10 s): without a timeout
+      // it failed with SQLITE_BUSY whenever a sandbox was reading at that moment, which left the write lock
+      // held, so every sandbox gave up after 10 s with "database is locked" (seen once in 20 rounds at load 14).
+      const writer = new DatabaseSync(file, { timeout: 10_000 });
       writer.exec('CREATE TABLE other_writer (n integer); BEGIN IMMEDIATE; INSERT INTO other_writer VALUES (1)');
-      setTimeout(() => (writer.exec('COMMIT'), writer.close()), 400);
+      setTimeout(() => {
+        try {
+          writer.exec('COMMIT');
+        } finally {
+          writer.close();
+        }
+      }, 400);
       return { file };
     });
   });
