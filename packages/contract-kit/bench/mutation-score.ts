@@ -26,7 +26,7 @@ export async function runAgainst(mutant: Mutant | undefined, seed: number, runs 
   const server = await startMutant(mutant);
   try {
     const started = performance.now();
-    const report = await run({ baseUrl: server.url, apiKey: 'svc_live_unused_the_kit_provisions_its_own', adminToken: server.adminToken, seed, runs, operations: [], timeoutMs: 10_000, target: 'auto', allowSkips: mutant?.skipsAllowed === true });
+    const report = await run({ baseUrl: server.url, apiKey: 'svc_live_unused_the_kit_provisions_its_own', adminToken: server.adminToken, seed, runs, operations: [], timeoutMs: 10_000, target: 'auto' });
     // Caught: the run does not pass. A failed check names the defect; a skipped one (it could not establish
     // what it checks, e.g. every answer was a 503) fails the run too, and is listed as such.
     if (server.errors.length > 0) throw new Error(`mutant ${mutant?.name} crashed: ${server.errors[0]}`);

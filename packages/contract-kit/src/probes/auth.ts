@@ -5,11 +5,12 @@ import fc from 'fast-check';
 import { CheckRecorder } from '../check-result.ts';
 import { checkResponse, label, snippet, type StatusHint } from '../checks/response.ts';
 import { inconclusive, noResponse } from '../checks/expectations.ts';
-import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
+import { curlOf, freshToken, type KitContext } from '../context.ts';
 import { materialize, validPlans, type RequestPlan } from '../generate.ts';
 import type { Exchange } from '../http.ts';
 import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult, Finding } from '../types.ts';
+import { exchangeUntilDefinite } from './stateful.ts';
 
 export interface AuthProbe {
   slug: string;
@@ -66,7 +67,7 @@ export function samplePlan(ctx: KitContext, op: OperationModel, seed: number): R
 export async function authProbe(ctx: KitContext, op: OperationModel, probe: AuthProbe, seed: number): Promise<CheckResult> {
   const check = new CheckRecorder(op.operationId, probe.slug, probe.name);
   const request = materialize(ctx, op, samplePlan(ctx, op, seed), { headers: probe.headers(ctx) });
-  const ex = await exchange(ctx, request);
+  const ex = await exchangeUntilDefinite(ctx, op, check, request);
   check.sent(ex.response?.status);
   check.add(judgeRefusal(ctx, op, ex, probe.name).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
   return check.result();

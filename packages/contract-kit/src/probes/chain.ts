@@ -14,7 +14,7 @@ import { parseJson, type Exchange, type HttpRequest } from '../http.ts';
 import { locate, type LinkModel, type OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
-import { describe, send, successBody } from './stateful.ts';
+import { describe, sendUntilDefinite, successBody } from './stateful.ts';
 
 /** The links of an operation's success responses. */
 export const linksOf = (op: OperationModel): LinkModel[] => op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.links);
@@ -72,7 +72,7 @@ export async function linkedRequest(ctx: KitContext, link: LinkModel, source: Js
 }
 
 export async function finishStep(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest): Promise<Step> {
-  const ex = await send(ctx, op, check, request);
+  const ex = await sendUntilDefinite(ctx, op, check, request); // the same key again after a stray 503
   const parsed = ex.response ? parseJson(ex.response.text) : undefined;
   const body = ex.response && ex.response.status < 300 && parsed?.ok && isObject(parsed.value as Json) ? (parsed.value as JsonObject) : undefined;
   return { op, request, exchange: ex, body };

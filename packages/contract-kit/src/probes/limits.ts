@@ -16,6 +16,7 @@ import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
 import { samplePlan } from './auth.ts';
+import { exchangeUntilDefinite } from './stateful.ts';
 
 const ONE_MIB = 1024 * 1024;
 
@@ -23,7 +24,8 @@ export async function bodyLimitProbe(ctx: KitContext, op: OperationModel, seed: 
   const check = new CheckRecorder(op.operationId, 'body-limit', 'a 1 MiB body is refused with a 4xx and the error body');
   const plan = samplePlan(ctx, op, seed);
   const request = materialize(ctx, op, { ...plan, body: { raw: JSON.stringify({ padding: 'x'.repeat(ONE_MIB) }) } });
-  const ex = await exchange(ctx, request);
+  const short = { ...request, body: '{"padding":"x…(1 MiB)"}' };
+  const ex = await exchangeUntilDefinite(ctx, op, check, request, curlOf(ctx, short));
   check.sent(ex.response?.status);
   const documented = op.responses.find((r) => r.status === '413');
   const reason = documented?.assumedReason ?? 'the provider gives no body size limit';
@@ -31,7 +33,6 @@ export async function bodyLimitProbe(ctx: KitContext, op: OperationModel, seed: 
     check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no answer to a 1 MiB body (${ex.error})`, curl: '(a 1 MiB body)' }]);
     return check.result();
   }
-  const short = { ...request, body: '{"padding":"x…(1 MiB)"}' };
   check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, short) })));
   const findings = expectRejected(ctx, op, ex, { description: 'a 1 MiB body', assumedReason: reason });
   check.add(findings.map((f) => ({ ...f, curl: curlOf(ctx, short) })));

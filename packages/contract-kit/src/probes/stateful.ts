@@ -195,6 +195,22 @@ export async function sendUntilDefinite(ctx: KitContext, op: OperationModel, che
   return ex!;
 }
 
+/**
+ * For a probe that judges one answer itself (auth, body limit): the request, again while the answer is
+ * inconclusive (a documented 503, the edge's 502/504), at most INCONCLUSIVE_TRIES times. The inconclusive
+ * answers before the last are recorded here (a warning; a failure under --strict-503); the last is returned
+ * for the probe to judge and record. One stray 503 then leaves no check without an answer (issue 27).
+ */
+export async function exchangeUntilDefinite(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, curl = curlOf(ctx, request)): Promise<Exchange> {
+  for (let tries = 1; ; tries++) {
+    const ex = await exchange(ctx, request);
+    const stray = ex.response ? inconclusive(op, ex.response, 'the probe sent the same request again') : undefined;
+    if (!stray || tries >= INCONCLUSIVE_TRIES) return ex;
+    check.sent(ex.response?.status);
+    check.add([{ ...stray, curl }]);
+  }
+}
+
 /** An answer a probe could not use: inconclusive (a documented 503, the edge's 502/504) and not the one expected. */
 export const unusable = (op: OperationModel, response: HttpResponse | undefined, expected?: (response: HttpResponse) => boolean): boolean =>
   Boolean(response && !expected?.(response) && inconclusive(op, response));

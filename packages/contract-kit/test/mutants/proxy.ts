@@ -33,9 +33,9 @@ export interface Mutant {
   defect: string;
   /** Whether the spec makes the defect visible; when not, why (it is reported, and left out of the score). */
   visible: true | { no: string };
-  /** An honest server the kit may not be able to check everywhere (occasional 503s): its run passes with
-   *  --allow-skips (no check FAILS; a probe left without an answer is skipped). */
-  skipsAllowed?: boolean;
+  /** An honest server with occasional documented 503s: what it leaves are inconclusive answers (warnings),
+   *  not assumptions; its run passes at default settings (no --allow-skips). */
+  warnsInconclusive?: boolean;
   /** The checks (ids of registry.ts) expected to catch it; the mutant test asserts one of them fails. */
   caughtBy?: string[];
   request?(req: Req, env: MutantEnv): Req | Promise<Req>;

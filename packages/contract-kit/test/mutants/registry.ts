@@ -413,8 +413,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: 'occasional-503',
     defect: 'a correct server with occasional documented 503 temporarily_unavailable answers (every 9th POST of the public API, nothing processed)',
-    visible: { no: 'a documented temporary 503 is inconclusive in every check (a warning); a probe it leaves without an answer is skipped, never failed' },
-    skipsAllowed: true,
+    visible: { no: 'a documented temporary 503 is inconclusive in every check (a warning): the probe sends the same request again, so the run passes without --allow-skips' },
+    warnsInconclusive: true,
     handle: async (req, env) => {
       const n = ((env.memory.get('posts') as number | undefined) ?? 0) + (req.method === 'POST' && req.path.startsWith('/v1/') ? 1 : 0);
       env.memory.set('posts', n);
