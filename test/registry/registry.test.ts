@@ -194,6 +194,9 @@ describe.each(NODE_LINES)('Node %s, a consumer folder outside the workspace', (l
     try {
       await recorded('sandbox embedded: pay a transfer', line, () => pays(line, url, key));
       await recorded('kit --base-url --admin-token (embedded)', line, () => kitPasses(line, url, key));
+      // Started as npm start starts it: with the V8 flags of node-flags.json (process.execve in the bin).
+      const { flags } = JSON.parse(readFileSync(join(consumerDir(line), 'node_modules', '@payments', 'sandbox', 'node-flags.json'), 'utf8')) as { flags: string[] };
+      expect(running.commandLines(), running.output()).toEqual([expect.arrayContaining(flags)]);
       const docs = await fetch(`${url}/docs/`);
       expect(docs.status).toBe(200);
       expect(await docs.text()).toContain('<html');

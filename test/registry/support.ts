@@ -45,6 +45,8 @@ export interface Running {
   output(): string;
   /** SIGTERM to the command (`target`, else the group); resolves with the exit code (npx's is the command's). */
   stop(): Promise<number | null>;
+  /** The command lines (arguments) of the running `target` processes. */
+  commandLines(): string[][];
 }
 
 /** Descendants of a process (Linux /proc), children first. */
@@ -112,7 +114,8 @@ export function start(cmd: string, args: string[], ready: RegExp, { cwd, env, ti
       if (match && !settled) {
         settled = true;
         clearTimeout(timer);
-        resolve({ match, output, stop });
+        const commandLines = () => findDescendants(child.pid, target ?? cmd).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean));
+        resolve({ match, output, stop, commandLines });
       }
     });
     child.stderr.on('data', (c: Buffer) => (stderr += c));
