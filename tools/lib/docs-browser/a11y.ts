@@ -19,6 +19,17 @@ function focusableTableScrollers(): void {
   }
 }
 
+/** Code blocks that scroll (a guide's CI job in YAML) must be reachable by keyboard too: focusable, named by their section. */
+function focusableCodeScrollers(): void {
+  for (const pre of document.querySelectorAll<HTMLElement>('#redoc pre:not([tabindex])')) {
+    if (pre.scrollWidth <= pre.clientWidth && pre.scrollHeight <= pre.clientHeight) continue; // nothing to scroll: no extra Tab stop
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'region');
+    const caption = pre.closest('[data-section-id]')?.querySelector('h1, h2, h3')?.textContent?.trim();
+    pre.setAttribute('aria-label', caption ? `Code: ${caption}` : 'Code');
+  }
+}
+
 /** The sidebar is the page's navigation landmark. */
 function sidebarLandmark(): void {
   const menu = document.querySelector<HTMLElement>('.menu-content');
@@ -31,5 +42,6 @@ function sidebarLandmark(): void {
 export function applyA11yFixes(): void {
   nameExamplePickers();
   focusableTableScrollers();
+  focusableCodeScrollers();
   sidebarLandmark();
 }
