@@ -104,6 +104,34 @@ describe('workflows in the docs', () => {
     expect(violations, axeSummary(['workflow runner'], violations)).toEqual([]);
   });
 
+  it('by keyboard at 1024 px: the runner sits beside the text, keeps focus across a step, and Escape closes it', { timeout: 120_000 }, async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    try {
+      const flow = 'checkout-pricing-conflict';
+      await openRoute(workflowRoute(flow));
+      const link = section(workflowRoute(flow)).locator(`a[href="#workflow/${flow}"]`);
+      await link.focus();
+      await page.keyboard.press('Enter');
+      const panel = page.locator('#workflow-run');
+      await panel.waitFor({ state: 'visible' });
+      // Beside the page, not over it: the guide's text ends left of the panel.
+      const text = await section(workflowRoute(flow)).locator('p').first().boundingBox();
+      const box = await panel.boundingBox();
+      expect(text!.x + text!.width).toBeLessThanOrEqual(box!.x + 1);
+      // Enter on "Run next step" runs the step; focus stays on the button (it was disabled while sending and
+      // fell to <body>), so Escape, pressed next, closes the runner and gives focus back to the link.
+      await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Run next step');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => panel.locator('ol > li').first().locator('.wr-status').innerText(), { timeout: WAIT_MS * 2 }).toBe('passed');
+      await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Run next step');
+      await page.keyboard.press('Escape');
+      await expect(panel.isHidden()).resolves.toBe(true);
+      await expect(page.evaluate(() => document.activeElement?.getAttribute('href'))).resolves.toBe(`#workflow/${flow}`);
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
+  });
+
   it('a step whose criterion fails is shown failed, with the criterion, and the run stops', { timeout: 60_000 }, async () => {
     await openRoute(workflowRoute('pix-payout'));
     await section(workflowRoute('pix-payout')).locator('a[href="#workflow/pix-payout"]').click();

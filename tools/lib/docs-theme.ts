@@ -100,12 +100,12 @@ export const consoleCss = `
 @media (min-width: 1000px) {
   #try-it { width: var(--try-it-width); }
   html { --try-it-width: clamp(360px, 34vw, 520px); }
-  html.try-it-open body { margin-right: var(--try-it-width); }
+  html.try-it-open body, html.workflow-run-open body { margin-right: var(--try-it-width); }
   /* Beside the console, Redoc's text column takes the page's width and the samples column gives way to the
      console (it is back when the console closes): stacking it under the text left its sticky boxes over
      other text (axe target-size, obscured links). */
-  html.try-it-open [data-testid="middle-panel"] { width: 100%; }
-  html.try-it-open [data-testid="right-panel"] { display: none !important; }
+  html.try-it-open [data-testid="middle-panel"], html.workflow-run-open [data-testid="middle-panel"] { width: 100%; }
+  html.try-it-open [data-testid="right-panel"], html.workflow-run-open [data-testid="right-panel"] { display: none !important; }
 }
 .try-it-skip { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; }
 .try-it-skip:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }

@@ -4,7 +4,7 @@
 // sends no CORS headers), the reader's API key shared with the Try-it console (sessionStorage, this tab). Only
 // workflows of the public API run here: the admin token never enters the page.
 import type { ConsoleWorkflow, ConsoleWorkflowStep, WorkflowPageData } from '../docs-workflows.ts';
-import { h, session } from './dom.ts';
+import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { evaluate, interpolate, meets, type EvalContext } from './workflow-eval.ts';
 
 const PREFIX = '#workflow/';
@@ -15,6 +15,7 @@ const STYLE = `
   padding: 16px 20px; background: #fff; color: #1f2024; border-left: 1px solid #c4c7cf; box-shadow: -4px 0 16px rgba(0,0,0,.12);
   font-family: var(--font-family-base, system-ui, sans-serif); font-size: 14px; }
 #workflow-run[hidden] { display: none !important; }
+@media (min-width: 1000px) { #workflow-run { width: var(--try-it-width); } }
 #workflow-run .wr-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
 #workflow-run h2 { font-size: 18px; margin: 0; }
 #workflow-run .wr-close { border: 0; background: none; font-size: 24px; cursor: pointer; color: #1f2024; padding: 4px 8px; }
@@ -24,6 +25,7 @@ const STYLE = `
 #workflow-run button.wr-btn { padding: 8px 12px; border-radius: 6px; border: 1px solid #1655cc; background: #1655cc; color: #fff; cursor: pointer; }
 #workflow-run button.wr-btn.wr-secondary { background: #fff; color: #1655cc; }
 #workflow-run button:disabled { opacity: .55; cursor: not-allowed; }
+#workflow-run button[aria-disabled="true"]:not(:disabled) { cursor: progress; }
 #workflow-run :focus-visible { outline: 3px solid #1655cc; outline-offset: 2px; }
 #workflow-run ol { padding-left: 20px; }
 #workflow-run li { margin: 8px 0; }
@@ -40,6 +42,7 @@ interface Ui {
   notice: HTMLElement;
   apiKey: HTMLInputElement;
   runId: HTMLInputElement;
+  close: HTMLButtonElement;
   next: HTMLButtonElement;
   rest: HTMLButtonElement;
   reset: HTMLButtonElement;
@@ -71,9 +74,8 @@ function buildUi(): Ui {
     h('div', { class: 'wr-actions' }, next, rest, reset),
     steps,
   );
-  close.addEventListener('click', () => (panel.hidden = true));
   document.body.append(panel);
-  return { panel, title, summary, notice, apiKey, runId, next, rest, reset, steps };
+  return { panel, title, summary, notice, apiKey, runId, close, next, rest, reset, steps };
 }
 
 const newRunId = () => `docs${Date.now().toString(36)}`;
@@ -105,8 +107,14 @@ export function startWorkflowConsole(data: WorkflowPageData): void {
 
   const refreshButtons = () => {
     const done = !workflow || !workflow.runnable || index >= workflow.steps.length || ui.steps.querySelector('.wr-failed') !== null;
-    ui.next.disabled = busy || done;
-    ui.rest.disabled = busy || done;
+    // While a step runs the buttons say so (aria-disabled) but stay enabled: a disabled button drops the
+    // keyboard's focus to <body>. Once nothing is left to run they are disabled, and focus goes to Start over.
+    const hadFocus = ui.panel.contains(document.activeElement);
+    for (const button of [ui.next, ui.rest]) {
+      button.disabled = done;
+      button.setAttribute('aria-disabled', String(busy || done));
+    }
+    if (hadFocus && done && (document.activeElement === ui.next || document.activeElement === ui.rest)) ui.reset.focus({ preventScroll: true });
   };
 
   function reset(): void {
@@ -118,9 +126,31 @@ export function startWorkflowConsole(data: WorkflowPageData): void {
     refreshButtons();
   }
 
+  // Opened, the runner sits beside the page as the Try-it console does (its column from 1000 px; narrower, it
+  // covers an inert page as a dialog); Escape or × closes it and gives focus back to what opened it.
+  const narrow = narrowScreen();
+  let opener: HTMLElement | null = null;
+  function setOpen(isOpen: boolean): void {
+    ui.panel.hidden = !isOpen;
+    document.documentElement.classList.toggle('workflow-run-open', isOpen);
+    coverPageWhenNarrow(ui.panel, narrow);
+  }
+  function close(): void {
+    setOpen(false);
+    (opener?.isConnected ? opener : document.querySelector<HTMLElement>('main'))?.focus({ preventScroll: true });
+  }
+  narrow.addEventListener('change', () => coverPageWhenNarrow(ui.panel, narrow));
+  ui.close.addEventListener('click', close);
+  ui.panel.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    close();
+  });
+
   function open(id: string): void {
     workflow = data.workflows.find((w) => w.workflowId === id);
-    ui.panel.hidden = false;
+    opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
+    setOpen(true);
     ui.title.textContent = workflow ? `Run: ${workflow.summary}` : 'Run a workflow';
     ui.summary.replaceChildren(workflow ? h('code', {}, workflow.workflowId) : `No workflow "${id}".`);
     ui.notice.hidden = true;
@@ -172,6 +202,7 @@ export function startWorkflowConsole(data: WorkflowPageData): void {
   }
 
   const run = async (all: boolean) => {
+    if (busy) return;
     busy = true;
     refreshButtons();
     try {

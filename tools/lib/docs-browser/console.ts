@@ -11,14 +11,12 @@
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
 import { buildPanel, explainElsewhere, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
 import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
-import { h, session } from './dom.ts';
+import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
 import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
 
 const STORE = { apiKey: 'payments-docs.apiKey', baseUrl: 'payments-docs.baseUrl', ids: 'payments-docs.ids' };
 const SCENARIO_PREFIX = '#try/';
-/** From this viewport width the open console sits beside the page (docs-theme.ts's consoleCss says the same). */
-const PANEL_BESIDE_MIN_WIDTH = 1000;
 
 /** Ids the sandbox returned in this tab (recipientId, transferId, …), reused to prefill later requests. */
 function rememberedIds(): Record<string, string> {
@@ -269,19 +267,8 @@ export function startConsole(data: ConsoleData): void {
   }
 
   ui.launcher.addEventListener('click', () => setOpen(ui.panel.hidden));
-  /**
-   * Wide enough, the open panel takes its own column (the page's CSS narrows Redoc's layout beside it), so
-   * nothing is behind it. Narrower, it covers the page: then the page is inert while it is open, so no Tab
-   * stop hides behind the panel (WCAG 2.4.11) and the panel acts as a dialog.
-   */
-  function coverWhenNarrow(): void {
-    const covers = !ui.panel.hidden && narrow.matches;
-    for (const el of document.body.children) if (el !== ui.panel && el instanceof HTMLElement && el.tagName !== 'SCRIPT') el.inert = covers;
-    ui.panel.setAttribute('role', covers ? 'dialog' : 'complementary');
-    if (covers) ui.panel.setAttribute('aria-modal', 'true');
-    else ui.panel.removeAttribute('aria-modal');
-  }
-  const narrow = window.matchMedia(`(max-width: ${PANEL_BESIDE_MIN_WIDTH - 1}px)`);
+  const narrow = narrowScreen();
+  const coverWhenNarrow = () => coverPageWhenNarrow(ui.panel, narrow);
   narrow.addEventListener('change', coverWhenNarrow);
 
   ui.close.addEventListener('click', close);

@@ -26,3 +26,20 @@ export function local(key: string, value?: string): string | null {
     return null;
   }
 }
+
+/** From this width an open side panel (the console, the workflow runner) takes a column of its own (docs-theme.ts). */
+export const PANEL_BESIDE_MIN_WIDTH = 1000;
+export const narrowScreen = (): MediaQueryList => window.matchMedia(`(max-width: ${PANEL_BESIDE_MIN_WIDTH - 1}px)`);
+
+/**
+ * Wide enough, an open side panel takes its own column (the page's CSS narrows Redoc's layout beside it), so
+ * nothing is behind it. Narrower, it covers the page: then the page is inert while it is open, so no Tab stop
+ * hides behind the panel (WCAG 2.4.11) and the panel acts as a dialog.
+ */
+export function coverPageWhenNarrow(panel: HTMLElement, narrow: MediaQueryList): void {
+  const covers = !panel.hidden && narrow.matches;
+  for (const el of document.body.children) if (el !== panel && el instanceof HTMLElement && el.tagName !== 'SCRIPT') el.inert = covers;
+  panel.setAttribute('role', covers ? 'dialog' : 'complementary');
+  if (covers) panel.setAttribute('aria-modal', 'true');
+  else panel.removeAttribute('aria-modal');
+}
