@@ -1,10 +1,10 @@
 // The Arazzo workflows of openapi/workflows/: linted like the spec (redocly lint, then what Redocly 2.77 is
 // measured to miss), and shipped in @payments/spec (dist/workflows/: the files with their sources pointing at the
 // bundles next to them, and index.json, the parsed workflows the contract kit and the docs read).
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { adminBundledJson, adminBundledYaml, adminSpecSource, lintAdminSpec } from './admin-contract.ts';
+import { adminBundledJson, adminSpecSource, lintAdminSpec } from './admin-contract.ts';
 import { redoclyLint } from './contract.ts';
 import { bundledJson, root, specDist, specSource } from './paths.ts';
 import { log, step, StepError } from './steps.ts';
@@ -100,7 +100,7 @@ export async function lintWorkflows(dir = workflowsSource): Promise<void> {
 function shippedUrl(url: string, from: string): string {
   const path = resolve(dirname(from), url);
   if (path === specSource) return '../openapi.yaml';
-  if (path === adminSpecSource) return './admin-openapi.yaml';
+  if (path === adminSpecSource) return '../admin-openapi.yaml'; // @payments/spec ships the admin document beside the public one
   return `./${basename(path)}`;
 }
 
@@ -109,7 +109,6 @@ export function shipWorkflows(dir = workflowsSource, out = workflowsDist): Promi
   return step('ship the workflows (packages/spec/dist/workflows/)', () => {
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
-    copyFileSync(adminBundledYaml, join(out, 'admin-openapi.yaml'));
     const index = workflowFiles(dir).map((file) => {
       let text = readFileSync(file, 'utf8');
       const doc = parse(text) as Doc;
