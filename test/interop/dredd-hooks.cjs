@@ -41,8 +41,9 @@ async function http(method, path, { key, admin, idem, body, raw } = {}) {
   return json;
 }
 
-async function organizationKey(flags) {
+async function organizationKey(flags, { frozenClock = false } = {}) {
   const org = await http('POST', '/admin/organizations', { admin: true, body: flags });
+  if (frozenClock) await http('POST', `/admin/organizations/${org.id}/clock/freeze`, { admin: true, body: {} });
   const created = await http('POST', `/admin/organizations/${org.id}/api-keys`, { admin: true, body: {} });
   return created.key;
 }
@@ -57,9 +58,13 @@ async function transfer(key, idem = unique('trf')) {
   return { recipient, created, idem };
 }
 
-/** A fresh key whose rate-limit budget is spent (every authenticated request counts, whatever it asks). */
+/**
+ * A fresh key whose rate-limit budget is spent (every authenticated request counts, whatever it asks). Its
+ * organization's test clock is frozen: the 15-minute windows follow the clock, and a run that crossed a quarter
+ * hour between spending the budget and the 429 transaction got a fresh window (a 404 instead of the 429).
+ */
 async function exhaustedKey() {
-  const key = await organizationKey(ALL_PRODUCTS);
+  const key = await organizationKey(ALL_PRODUCTS, { frozenClock: true });
   let sent = 0;
   const worker = async () => {
     while (sent < REQUEST_LIMIT) {
