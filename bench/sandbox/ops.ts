@@ -25,12 +25,16 @@ export const opLabel: Record<OpId, string> = {
   'transfer-replay': 'POST transfer, replay',
 };
 
-export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'candidate-sqlite', 'candidate-postgres', 'prism', 'bare'] as const;
+export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'postgres-pool-8', 'postgres-pool-32', 'candidate-sqlite', 'candidate-postgres', 'prism', 'bare'] as const;
+/** --pool-sweep: the same sandbox on PostgreSQL with other pool sizes, in the same rounds as sandbox-postgres. */
+export const POOL_SWEEP = { 'postgres-pool-8': 8, 'postgres-pool-32': 32 } as const;
 export type ServerId = (typeof SERVERS)[number];
 export const serverLabel: Record<ServerId, string> = {
   'sandbox-sqlite': 'sandbox, embedded node:sqlite (file)',
   'sandbox-postgres': 'sandbox, PostgreSQL (fsync on)',
   'sandbox-postgres-x2': 'two sandbox processes on one PostgreSQL database, connections split between them',
+  'postgres-pool-8': 'sandbox-postgres with a pool of 8 connections (--pool-sweep), a database of its own',
+  'postgres-pool-32': 'sandbox-postgres with a pool of 32 connections (--pool-sweep), a database of its own',
   'candidate-sqlite': 'a scratch copy of the sandbox (--candidate), node:sqlite (file): informational',
   'candidate-postgres': 'the scratch copy on PostgreSQL (--candidate with --candidate-postgres), a database of its own: informational',
   prism: 'Prism mock (stateless)',

@@ -18,11 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
 import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { BALANCE_SLOTS, createPostgresStore } from '../../packages/sandbox/src/store/postgres.ts';
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
+import { median } from '../lib/stats.ts';
 
 /**
  * Which parameter of `text` is the balance slot (an INSERT INTO balances whose VALUES follow its column
@@ -73,6 +75,19 @@ pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
 };
 
 /**
+ * Socket writes to PostgreSQL while `recording` is set (each a write(2) or writev(2), what a round trip costs
+ * both processes most of): fewer than the statements when the store sends a round trip's statements in one.
+ */
+let socketWrites = 0;
+let pgPort = 0;
+const socket = Socket.prototype as unknown as { _writeGeneric: (this: Socket, ...a: unknown[]) => unknown };
+const writeGeneric = socket._writeGeneric;
+socket._writeGeneric = function (this: Socket, ...a: unknown[]) {
+  if (recording && this.remotePort === pgPort) socketWrites++;
+  return writeGeneric.apply(this, a);
+};
+
+/**
  * A pgbench script of one request's recorded statements (several recordings of the same request): values
  * inlined; the request's own ids (key, resource id) made new per transaction; the balance slot the client's
  * own, as it is the pooled connection's own; another integer that differed between recordings (a time)
@@ -119,6 +134,8 @@ export interface CeilingRow {
   name: 'POST transfer, new key' | 'POST transfer, replay' | 'GET balance';
   statements: number;
   roundTrips: number;
+  /** Socket writes to PostgreSQL of one request (the recordings' median). */
+  writes: number;
   tps: number;
   latencyMs: number;
   /** The statements of one recording, each with its round trip. */
@@ -147,6 +164,7 @@ export interface CeilingOptions {
  */
 export async function pgCeiling(url: string, options: CeilingOptions): Promise<CeilingRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'pg-ceiling-'));
+  pgPort = Number(new URL(url).port);
   const store = createPostgresStore({ url });
   const sandbox = await startSandbox({ store, port: 0, host: '127.0.0.1' });
   let open = true;
@@ -167,16 +185,18 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
     const recipient = (await (await api('POST', '/v1/banking/recipients', { nickname: 'ceiling', rail: 'brl_pix', pixKey: 'ceiling@example.com' }, 'rcp-ceiling')).json()) as { id: string };
     /** The statements each of `times` runs of a request sent (each run numbered, from 0). */
     const record = async (times: number, request: (run: number) => Promise<Response>) => {
-      const runs: { body: Record<string, unknown>; sent: Sent[] }[] = [];
+      const runs: { body: Record<string, unknown>; sent: Sent[]; writes: number }[] = [];
       for (let run = 0; run < times; run++) {
         recording = [];
         roundTrips = 0;
+        socketWrites = 0;
         const response = await request(run);
         const sent = recording;
         recording = undefined;
+        const writes = socketWrites;
         const body = (await response.json()) as Record<string, unknown>;
         if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(body)}`);
-        runs.push({ body, sent });
+        runs.push({ body, sent, writes });
       }
       return runs;
     };
@@ -185,15 +205,16 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
     const replays = await record(RECORDINGS, () => transfer('ceiling-0'));
     const balances = await record(RECORDINGS, () => api('GET', '/v1/banking/balance'));
     await close(); // not competing with pgbench
-    const recorded: [CeilingRow['name'], Sent[][], string[]][] = [
-      ['POST transfer, new key', posts.map((r) => r.sent), ['ceiling-0', String(posts[0]!.body.id)]],
-      ['POST transfer, replay', replays.map((r) => r.sent), []],
-      ['GET balance', balances.map((r) => r.sent), []],
+    const recorded: [CeilingRow['name'], Sent[][], string[], number[]][] = [
+      ['POST transfer, new key', posts.map((r) => r.sent), ['ceiling-0', String(posts[0]!.body.id)], posts.map((r) => r.writes)],
+      ['POST transfer, replay', replays.map((r) => r.sent), [], replays.map((r) => r.writes)],
+      ['GET balance', balances.map((r) => r.sent), [], balances.map((r) => r.writes)],
     ];
-    return recorded.map(([name, recordings, ids]) => {
+    return recorded.map(([name, recordings, ids, writes]) => {
       const sent = recordings[0]!;
-      progress(`${name}: ${sent.length} statements in ${sent.at(-1)!.roundTrip} round trips, pgbench for ${options.seconds} s`);
-      return { name, statements: sent.length, roundTrips: sent.at(-1)!.roundTrip, sent, ...pgbench(url, pgbenchScript(recordings, ids), work, options) };
+      const write = median(writes);
+      progress(`${name}: ${sent.length} statements in ${sent.at(-1)!.roundTrip} round trips (${write} socket writes), pgbench for ${options.seconds} s`);
+      return { name, statements: sent.length, roundTrips: sent.at(-1)!.roundTrip, writes: write, sent, ...pgbench(url, pgbenchScript(recordings, ids), work, options) };
     });
   } finally {
     await close();
@@ -213,7 +234,7 @@ if (import.meta.main) {
     }
     console.log('\nThe statements of each request, in order, by round trip (a number: sent together, then waited for):');
     for (const r of rows) {
-      console.log(`  ${r.name}: ${r.statements} statements in ${r.roundTrips} round trips`);
+      console.log(`  ${r.name}: ${r.statements} statements in ${r.roundTrips} round trips, ${r.writes} socket writes`);
       for (const s of r.sent) console.log(`    ${String(s.roundTrip).padStart(2)}  ${s.text.replace(/\s+/g, ' ').slice(0, 110)}`);
     }
   } finally {

@@ -156,7 +156,7 @@ export function embeddedVerdict(rows: Rows): Verdict {
 }
 
 /** PostgreSQL alone with one request's statements, same run (pg-ceiling.ts): the bench's operation → tps. */
-export type Ceiling = Partial<Record<OpId, { tps: number; roundTrips: number; statements: number }>>;
+export type Ceiling = Partial<Record<OpId, { tps: number; roundTrips: number; statements: number; writes: number }>>;
 
 function ceilingPart(rows: Rows, op: OpId, server: ServerId, ceiling: Ceiling, target: number): { pass: boolean; text: string } {
   const alone = ceiling[op]?.tps ?? Number.NaN;
@@ -184,9 +184,30 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
   const pgServers = servers.filter((s) => s.includes('postgres'));
   const body = (Object.keys(ceiling) as OpId[]).map((op) => {
     const c = ceiling[op]!;
-    return [opLabel[op], `${c.statements} in ${c.roundTrips}`, fmtRps(c.tps), ...pgServers.map((s) => `${fmtRps(medianRps(rows, op, s))} (${fmtX(medianRps(rows, op, s) / c.tps)})`)];
+    return [opLabel[op], `${c.statements} in ${c.roundTrips}`, String(c.writes), fmtRps(c.tps), ...pgServers.map((s) => `${fmtRps(medianRps(rows, op, s))} (${fmtX(medianRps(rows, op, s) / c.tps)})`)];
   });
-  return table(['operation', 'statements in round trips', 'ceiling tps', ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
+  return table(['operation', 'statements in round trips', 'socket writes', 'ceiling tps', ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
+}
+
+/** --pool-sweep: each pool size against sandbox-postgres (the default pool), round by round. */
+export function poolSweepTable(rows: Rows): string {
+  const pools: ServerId[] = ['postgres-pool-8', 'sandbox-postgres', 'postgres-pool-32'];
+  const body = (['transfer-new', 'transfer-uuid', 'transfer-replay', 'balance'] as const).flatMap((op) =>
+    pools.map((server) => {
+      const results = rows.get(rowKey(op, server)) ?? [];
+      const base = rows.get(rowKey(op, 'sandbox-postgres')) ?? [];
+      const ratios = results.map((r, i) => r.rps / (base[i]?.rps ?? Number.NaN)).filter(Number.isFinite);
+      return [
+        opLabel[op],
+        server,
+        fmtRps(medianRps(rows, op, server)),
+        server === 'sandbox-postgres' ? '1.00× (ref)' : ratios.length ? `${fmtX(median(ratios))} (${fmtX(min(ratios))}–${fmtX(max(ratios))})` : '-',
+        fmtMs(median(pick(results, (r) => r.p99))),
+        `${Math.round(cpuPerRequest(rows, op, server))}`,
+      ];
+    }),
+  );
+  return table(['operation', 'server', 'req/s median', 'same-round ratio', 'p99 ms', 'CPU µs/req'], body, ['left', 'left']);
 }
 
 /**

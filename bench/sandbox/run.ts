@@ -23,7 +23,8 @@
 // throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
 // own), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
-// pool; the store's default otherwise), --log (the sandbox writes its JSON request log
+// pool; the store's default otherwise), --pool-sweep (two more PostgreSQL sandboxes, pools of 8 and 32, in the
+// same rounds as sandbox-postgres; a table of same-round ratios against it), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
 // 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr. The SQLite files and the
 // PostgreSQL cluster live under the system's temp folder (the SQLite one is printed at the start):
@@ -41,7 +42,7 @@ import { childrenOf, machineCpuMs, memoryOf } from '../lib/proc.ts';
 import { runRounds, type Contender } from '../lib/rounds.ts';
 import { median } from '../lib/stats.ts';
 import { forkService, type Service } from '../lib/service.ts';
-import { BALANCE_PATH, isBalance, opLabel, OPS, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
+import { BALANCE_PATH, isBalance, opLabel, OPS, POOL_SWEEP, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
 import { pgCeiling, type CeilingRow } from './pg-ceiling.ts';
 import { seedTransfers } from './seed.ts';
 import { summarizeProfile } from './profile.ts';
@@ -49,6 +50,7 @@ import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from 
 import {
   balanceScaleVerdict,
   ceilingTable,
+  poolSweepTable,
   embeddedVerdict,
   legend,
   medianRps,
@@ -86,6 +88,7 @@ const { values: args } = parseArgs({
     'candidate-postgres': { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
     'pg-pool': { type: 'string' },
+    'pool-sweep': { type: 'boolean', default: false },
     log: { type: 'boolean', default: false },
     'budget-s': { type: 'string' },
     'wait-quiet-s': { type: 'string', default: '0' },
@@ -259,7 +262,8 @@ async function startServer(id: ServerId, config: ServerConfig, options: { dbPare
   return target;
 }
 
-async function startSandboxTarget(id: ServerId, store: { file: string } | { databaseUrl: string }, options: { dbParent?: () => number | undefined; module?: string } = {}): Promise<Target> {
+async function startSandboxTarget(id: ServerId, store: { file: string } | { databaseUrl: string }, options: { dbParent?: () => number | undefined; module?: string; poolSize?: number } = {}): Promise<Target> {
+  const poolSize = options.poolSize ?? pgPool;
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const config: ServerConfig = {
     kind: 'sandbox',
@@ -267,7 +271,7 @@ async function startSandboxTarget(id: ServerId, store: { file: string } | { data
     ...store,
     ...(args.log ? { log: join(tempDir, `${id}-${process.hrtime.bigint()}.log`) } : {}),
     ...(options.module ? { module: options.module } : {}),
-    ...('databaseUrl' in store && pgPool ? { poolSize: pgPool } : {}),
+    ...('databaseUrl' in store && poolSize ? { poolSize } : {}),
   };
   const target = await startServer(id, config, options);
   target.adminToken = adminToken;
@@ -499,7 +503,7 @@ try {
 
   // Servers. PostgreSQL and Prism take a few seconds: start them alongside.
   progress('starting: PostgreSQL (fsync on), Prism, load generator, servers');
-  const pgPromise = args['skip-postgres'] ? Promise.resolve(undefined) : startThrowawayPostgres({ settings: { fsync: 'on' } });
+  const pgPromise = args['skip-postgres'] ? Promise.resolve(undefined) : startThrowawayPostgres({ settings: { fsync: 'on', max_connections: '300' } }); // several sandboxes' pools at once
   const prismPromise = startPrism();
   let pg: ThrowawayPostgres | undefined;
   let prism: PrismServer | undefined;
@@ -528,6 +532,11 @@ try {
     first.urls = [first.url, second.url];
     first.morePids = [second.pid];
     targets.push(first);
+    if (args['pool-sweep']) {
+      for (const [id, poolSize] of Object.entries(POOL_SWEEP) as [ServerId, number][]) {
+        targets.push(await startSandboxTarget(id, { databaseUrl: await pg.createDatabase(id.replaceAll('-', '_')) }, { dbParent: postmasterOf(pg), poolSize }));
+      }
+    }
   }
   let candidateTarget: Target | undefined;
   if (candidate) {
@@ -599,10 +608,13 @@ try {
     progress('PostgreSQL alone with the sandbox\'s statements (pg-ceiling.ts)');
     const measured = await pgCeiling(await pg.createDatabase('sandbox_ceiling'), { seconds: quick ? 3 : 10, clients: concurrency });
     const ops: Record<CeilingRow['name'], OpId> = { 'POST transfer, new key': 'transfer-new', 'POST transfer, replay': 'transfer-replay', 'GET balance': 'balance' };
-    ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements }]));
+    ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements, writes: r.writes }]));
   }
 
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
+  if (args['pool-sweep'] && pgTarget) {
+    out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${poolSweepTable(rows)}\n`);
+  }
   if (ceiling) {
     out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it\n\n${ceilingTable(rows, servers, ceiling)}\n`);
   }

@@ -49,7 +49,7 @@ await main(async () => {
   await compilePackages();
 
   // Imported after the build: they read the bundled spec and the compiled client.
-  const { formatSummary, runChaos } = await import('../../packages/sandbox/test/reliability/chaos.ts');
+  const { DATABASE_DOWN, formatSummary, runChaos } = await import('../../packages/sandbox/test/reliability/chaos.ts');
   const { startChildSandbox } = await import('../../packages/sandbox/test/reliability/child-sandbox.ts');
   const { createStore } = await import('../../packages/sandbox/src/store/index.ts');
 
@@ -84,8 +84,8 @@ await main(async () => {
     process.stdout.write(`\n${formatSummary(report)}\n`);
     if (crashLoop) {
       const cut = report.responses['network error (sandbox killed)'] ?? 0;
-      const refused = report.responses['500 internal_error'] ?? 0;
-      process.stdout.write(`${crashLoop.summary()}\n  requests cut or refused by a killed sandbox: ${cut}; answered 500 while the database restarted: ${refused}\n`);
+      const refused = report.responses[`503 temporarily_unavailable${DATABASE_DOWN}`] ?? 0;
+      process.stdout.write(`${crashLoop.summary()}\n  requests cut or refused by a killed sandbox: ${cut}; answered 503 while the database restarted: ${refused}\n`);
     }
     failed = report.violationCount > 0 || report.duplicates > 0 || report.lost > 0 || report.orphans > 0 || report.outcomes.undecided > 0 || report.faults.share < 0.2;
   } finally {

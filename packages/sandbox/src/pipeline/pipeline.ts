@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
-import { Failure } from '../failure.ts';
+import { databaseUnavailable, Failure } from '../failure.ts';
 import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
@@ -154,9 +154,13 @@ async function authenticate(p: Pipeline, req: IncomingMessage, op: OperationCont
   return caller;
 }
 
+/** The documented failure an error is answered as: a Failure, or a database that cannot be reached (503). */
+const asFailure = (err: unknown): Failure | undefined => (err instanceof Failure ? err : databaseUnavailable(err));
+
 /** What an error is answered: a Failure its catalog status and code; anything else (a bug) a 500. */
 function errorAnswer(contract: Contract, err: unknown): { status: number; code: string; headers?: Record<string, string> | undefined } {
-  if (err instanceof Failure) return { status: contract.error(err.code).status, code: err.code, headers: err.headers };
+  const failure = asFailure(err);
+  if (failure) return { status: contract.error(failure.code).status, code: failure.code, headers: failure.headers };
   return { status: 500, code: 'internal_error' };
 }
 
@@ -168,8 +172,10 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
   const { status, code, headers } = errorAnswer(contract, err);
   line.status = status;
   line.code = code;
-  if (err instanceof Failure) {
-    sendJson(res, status, { error: err.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
+  const failure = asFailure(err);
+  if (failure) {
+    if (!(err instanceof Failure)) process.stderr.write(`sandbox: request ${line.requestId} answered 503: the database cannot be reached (${String(err)})\n`);
+    sendJson(res, status, { error: failure.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
     return;
   }
   // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not

@@ -138,6 +138,8 @@ export const faultLabel = (f: { kind: string; commit?: boolean | undefined; reso
         ? 'provider_rate_limited (503 + Retry-After)'
         : f.kind;
 
+/** How the tally labels the sandbox's own 503 while its database restarts, apart from injected faults. */
+export const DATABASE_DOWN = ' (database down)';
 const MAX_CALLS_PER_PAYMENT = 30;
 const MAX_LATER_ROUNDS = 6;
 const MAX_REVIEW_ROUNDS = 10;
@@ -304,12 +306,16 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
       throw err;
     }
     if (payment) payment.lastResponse = { status: res.status, retryAfter: res.headers.get('retry-after') };
-    // A 500 while the database restarts: the payer waits (real time) until it is back, as for a killed sandbox.
-    if (res.status === 500 && target.crashes?.databaseRestarted()) await target.crashes.whenDatabaseUp().then(() => new Promise((r) => setTimeout(r, 100)));
     let code = '';
     if (res.status >= 400) {
-      const body = (await res.clone().json().catch(() => undefined)) as { code?: string } | undefined;
+      const body = (await res.clone().json().catch(() => undefined)) as { code?: string; error?: string } | undefined;
       code = body?.code ? ` ${body.code}` : ' (no JSON body)';
+      // The sandbox's 503 while its database restarts (not an injected fault, counted apart): the payer
+      // waits (real time) until the database is back, as for a killed sandbox, then retries with its key.
+      if (res.status === 503 && body?.error?.includes('database') && target.crashes?.databaseRestarted()) {
+        code += DATABASE_DOWN;
+        await target.crashes.whenDatabaseUp().then(() => new Promise((r) => setTimeout(r, 100)));
+      }
     }
     count(`${res.status}${code}`);
     payment?.answers.push(`${res.status}${code}`);
@@ -575,8 +581,6 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
   }
   for (const label of Object.keys(responses)) {
     const expected = /^(201|409 banking_transfer_attempt_pending_review|503 temporarily_unavailable|503 provider_rate_limited|502 \(no JSON body\)|504 \(no JSON body\)|network error|timeout|422 pix_payout_rejected)/;
-    // While the database server restarts, a request's transaction fails on its connection: a 500.
-    if (label === '500 internal_error' && target.crashes?.databaseRestarted()) continue;
     if (!expected.test(label)) violation(`unexpected answer from the sandbox: ${label} (×${responses[label]})`);
   }
 
@@ -777,11 +781,11 @@ function surviveCrashes(admin: ReturnType<typeof adminApi>, origin: string, cras
         }
       }
     };
-  // An answer of 500 while the database restarted (its transaction met a closed connection) is thrown to be
+  // An answer of 503 while the database restarted (its transaction met a closed connection) is thrown to be
   // retried like a cut connection; any other answer is the caller's.
   const raw = async (...args: Parameters<typeof admin.raw>) => {
     const reply = await admin.raw(...args);
-    if (reply.status === 500 && crashes.databaseRestarted()) throw new Error(`admin ${args[0]} ${args[1]} → ${reply.status} ${reply.text}`);
+    if (reply.status === 503 && crashes.databaseRestarted()) throw new Error(`admin ${args[0]} ${args[1]} → ${reply.status} ${reply.text}`);
     return reply;
   };
   return { raw: retried(raw), req: retried(admin.req) };
