@@ -397,8 +397,10 @@ async function loadRun(target: Target, op: OpId, window: { warmupMs: number; dur
   return result;
 }
 
+/** A latency for the progress line: none when no answer came in the window (NaN arrives over IPC as null). */
+const ms = (n: number | null) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1)} ms` : '- (no answer)');
 const describe = (r: LoadResult) =>
-  `${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (CPU: server ${Math.round(r.serverCpu)}%${r.dbCpu ? `, PG ${Math.round(r.dbCpu)}%` : ''}, loadgen ${Math.round(r.loadgenCpu)}%, harness ${Math.round(r.harnessCpu ?? 0)}%, other processes ${Math.round(r.othersCpu ?? 0)}%)${(r.othersCpu ?? 0) > 25 ? ' ← disturbed by other processes' : ''}`;
+  `${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${ms(r.p50)}, p99 ${ms(r.p99)} (CPU: server ${Math.round(r.serverCpu)}%${r.dbCpu ? `, PG ${Math.round(r.dbCpu)}%` : ''}, loadgen ${Math.round(r.loadgenCpu)}%, harness ${Math.round(r.harnessCpu ?? 0)}%, other processes ${Math.round(r.othersCpu ?? 0)}%)${(r.othersCpu ?? 0) > 25 ? ' ← disturbed by other processes' : ''}`;
 
 async function snapshot(target: Target, when: string): Promise<MemoryRow> {
   const proc = memoryOf(target.pid);
