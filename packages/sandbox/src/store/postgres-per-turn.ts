@@ -3,15 +3,16 @@
 // entry. A round trip costs both processes more CPU than such a statement, and under load a turn holds a few
 // requests (bench: 2.4 on average at 32 connections; GET balance: 190 → 100 µs of sandbox CPU per request).
 // Each request still gets its own answer, and none is answered before its statement is done.
-import type { Caller } from './types.ts';
-import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, JOURNAL_COLUMNS, toCaller, type Row, type SqlValue } from './sql-transaction.ts';
+import type { Caller, Transaction } from './types.ts';
+import { JOURNAL, type Row, type SqlValue } from './rows.ts';
+import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, toCaller } from './sql-transaction.ts';
 
 // The statements of several requests at once (see perTurn): their inputs as arrays, one per column.
 const FIND_CALLERS = findCallerSql('q.hash', 'q.operation_id', 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ');
 const DEBITED_TOTALS = debitedTotalsOf('organization_id = ANY($1::text[])');
-/** The journal's column types, in JOURNAL_COLUMNS' order. */
-const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean'];
-const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
+/** The journal's column types, in its INSERT's order (organization_id, then JOURNAL's columns). */
+const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean', 'text'];
+const APPEND_JOURNAL = `INSERT INTO journal (organization_id, ${JOURNAL.columns}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
 
 /**
  * The calls of one event-loop turn, handed to `flush` together once the turn's I/O callbacks have run
@@ -42,13 +43,10 @@ export interface CallerRequest {
 /** Runs one statement outside any transaction (a pooled connection, autocommit). */
 type Run = (text: string, values: readonly SqlValue[]) => Promise<Row[]>;
 
-export interface PerTurnStatements {
+export interface PerTurnStatements extends Pick<Transaction, 'debitedTotals' | 'appendJournal'> {
   findCaller(asked: CallerRequest): Promise<Caller | undefined>;
   /** One hit of `bucket`'s window starting at `windowStart`: the count so far, this hit included. */
   hitRateLimits(hit: { bucket: string; windowStart: number }): Promise<number>;
-  debitedTotals(organizationId: string): Promise<Record<string, string>>;
-  /** One journal row's values (journalValues), stored before the promise resolves. */
-  appendJournal(values: SqlValue[]): Promise<undefined>;
 }
 
 export function perTurnStatements(run: Run): PerTurnStatements {
@@ -93,10 +91,10 @@ export function perTurnStatements(run: Run): PerTurnStatements {
     const rows = await run(DEBITED_TOTALS, [organizations]);
     return organizations.map((organizationId) => debitedTotalsFrom(rows, organizationId));
   });
-  const appendJournal = perTurn(async (entries: SqlValue[][]) => {
-    await run(APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i])) as SqlValue[]);
-    return entries.map(() => undefined);
+  const appendRows = perTurn(async (rows: SqlValue[][]) => {
+    await run(APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => rows.map((values) => values[i])) as SqlValue[]);
+    return rows.map(() => undefined);
   });
 
-  return { findCaller, hitRateLimits, debitedTotals, appendJournal };
+  return { findCaller, hitRateLimits, debitedTotals, appendJournal: (organizationId, entry) => appendRows(JOURNAL.values(entry, [organizationId])) };
 }

@@ -10,7 +10,8 @@
 import { Pool, type PoolClient } from 'pg';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
-import { journalValues, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Send, type Sql, type SqlValue } from './sql-transaction.ts';
+import type { Row, SqlValue } from './rows.ts';
+import { refuseNested, runTransaction, type Dialect, type Send } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -24,7 +25,6 @@ const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS ID
 
 const DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
-  skipLocked: ' FOR UPDATE SKIP LOCKED',
   violatedConstraint(err) {
     const e = err as { code?: string; constraint?: string } | null;
     return e?.code === '23505' ? e.constraint : undefined; // unique_violation
@@ -84,7 +84,6 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
    * ended cleanly goes back to the pool.
    */
   async function inTransaction<T>(work: (client: PoolClient, send: Send) => Promise<T>): Promise<T> {
-    if (closed) throw new Error('the store is closed');
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
@@ -136,28 +135,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     return slot;
   };
 
-  /**
-   * A read-only transaction (a GET): no BEGIN and COMMIT, each statement on its own through the pool, and its
-   * balance read and journal entry in the statements the turn's GETs share.
-   */
-  async function readOnly<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    if (closed) throw new Error('the store is closed');
-    const state = { open: true };
-    const ended = () => Promise.reject(new Error('a tx used after its transaction ended'));
-    const tx = sqlTransaction((text, values) => (state.open ? run(pool, text, values) : ended()), DIALECT);
-    tx.debitedTotals = (organizationId) => (state.open ? turn.debitedTotals(organizationId) : ended());
-    tx.appendJournal = (organizationId, entry) => (state.open ? turn.appendJournal(journalValues(organizationId, entry)) : ended());
-    try {
-      return await runningTransaction.run(state, () => fn(tx));
-    } finally {
-      state.open = false;
-    }
-  }
-
   return {
     kind: 'postgres',
 
     async migrate() {
+      if (closed) throw new Error('the store is closed');
       await inTransaction(async (client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
@@ -174,21 +156,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
-      if (options?.readOnly) return readOnly(fn);
-      return inTransaction(async (client, send) => {
-        const state = { open: true };
-        const ended = new Error('a tx used after its transaction ended');
-        const sql: Sql = (text, values) => (state.open ? run(client, text, values) : Promise.reject(ended));
-        const sendWhileOpen: Send = (text, values, translate) => {
-          if (!state.open) throw ended;
-          send(text, values, translate);
-        };
-        try {
-          return await runningTransaction.run(state, () => fn(sqlTransaction(sql, DIALECT, balanceSlotOf(client), sendWhileOpen)));
-        } finally {
-          state.open = false;
-        }
-      });
+      if (closed) throw new Error('the store is closed');
+      // A GET: no BEGIN and COMMIT, each statement on its own, its balance read and journal entry in the turn's.
+      if (options?.readOnly) return runTransaction(fn, { sql: (text, values) => run(pool, text, values), dialect: DIALECT, batched: turn });
+      return inTransaction((client, send) => runTransaction(fn, { sql: (text, values) => run(client, text, values), dialect: DIALECT, balanceSlot: balanceSlotOf(client), send }));
     },
 
     async hitRateLimit(bucket, windowStart) {

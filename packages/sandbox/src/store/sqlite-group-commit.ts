@@ -7,8 +7,9 @@
 // - the batch COMMITs once the turn's transactions are done, and only then does any of them return: what
 //   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
 //   power loss may undo the last commits, never corrupt them).
-import type { DatabaseSync } from 'node:sqlite';
-import { runningTransaction, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { Row } from './rows.ts';
+import { runTransaction, type Dialect, type Sql } from './sql-transaction.ts';
 import type { Transaction } from './types.ts';
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
@@ -50,14 +51,11 @@ export async function whenUnlocked(step: () => void, timeoutMs: number): Promise
 
 export interface GroupCommitOptions {
   db: DatabaseSync;
-  /** Runs a statement without parameters on the connection (prepared once). */
-  exec(sql: string): void;
-  /** Runs a statement with its parameters, returning its rows (prepared once). */
-  query(sql: string, values: readonly SqlValue[]): Row[];
+  /** The connection's statement of this text, prepared once. */
+  prepare(sql: string): StatementSync;
   /** How long BEGIN IMMEDIATE waits for another connection's write lock before failing. */
   busyTimeoutMs: number;
-  /** The Transaction a logical transaction acts through, over its statements. */
-  transactionOver(sql: Sql): Transaction;
+  dialect: Dialect;
   /** Called right after each BEGIN IMMEDIATE, while the write lock is held. */
   afterBegin(): void;
   /** Called whenever work may have been rolled back (a logical transaction failed, or a batch did). */
@@ -79,20 +77,15 @@ export class GroupCommit {
    * writes are single statements, each atomic on its own, as PostgreSQL runs them); settles after the COMMIT.
    */
   async run<T>(fn: (tx: Transaction) => Promise<T>, readOnly: boolean): Promise<T> {
-    const { b, ok, value } = await this.take(() => this.runInBatch(fn, readOnly));
+    const { b, ok, value } = await this.exclusive(() => this.runInBatch(fn, readOnly));
     await b.committed;
     if (!ok) throw value;
     return value as T;
   }
 
-  /** Runs `step` in the queue's next turn, alone (no batch is open while it runs). */
-  exclusive<T>(step: () => Promise<T>): Promise<T> {
-    return this.take(step);
-  }
-
   /** BEGIN IMMEDIATE, retried asynchronously while another connection holds the write lock. */
   async begin(): Promise<void> {
-    await whenUnlocked(() => this.options.exec('BEGIN IMMEDIATE'), this.options.busyTimeoutMs);
+    await whenUnlocked(() => this.exec('BEGIN IMMEDIATE'), this.options.busyTimeoutMs);
     this.options.afterBegin();
   }
 
@@ -102,7 +95,8 @@ export class GroupCommit {
     if (this.batch) this.commit(this.batch);
   }
 
-  private take<T>(step: () => Promise<T>): Promise<T> {
+  /** Runs `step` in the queue's next turn, alone (no batch is open while it runs). */
+  exclusive<T>(step: () => Promise<T>): Promise<T> {
     const turn = this.tail.then(step);
     this.tail = turn.catch(() => undefined);
     return turn;
@@ -125,7 +119,7 @@ export class GroupCommit {
     let failure = b.lost;
     if (failure === undefined) {
       try {
-        this.options.exec('COMMIT');
+        this.exec('COMMIT');
       } catch (err) {
         failure = err;
       }
@@ -139,34 +133,33 @@ export class GroupCommit {
   private queueCommit(b: Batch): void {
     if (b.commitQueued) return;
     b.commitQueued = true;
-    setImmediate(() => void this.take(async () => this.commit(b)));
+    setImmediate(() => void this.exclusive(async () => this.commit(b)));
   }
 
+  private exec(sql: string): void {
+    this.options.prepare(sql).run();
+  }
+
+  private readonly sql: Sql = async (text, values = []) => this.options.prepare(text).all(...(values as SQLInputValue[])) as Row[];
+
   private async runInBatch(fn: (tx: Transaction) => Promise<unknown>, readOnly: boolean): Promise<{ b: Batch; ok: boolean; value: unknown }> {
-    const { db, exec, query } = this.options;
     const b = await this.join();
     b.members++;
-    const state = { open: true };
-    const sql: Sql = async (text, values = []) => {
-      if (!state.open) throw new Error('a tx used after its transaction ended');
-      return query(text, values);
-    };
-    if (!readOnly) exec('SAVEPOINT logical');
+    if (!readOnly) this.exec('SAVEPOINT logical');
     try {
-      const value = await runningTransaction.run(state, () => fn(this.options.transactionOver(sql)));
-      if (!readOnly) exec('RELEASE logical');
+      const value = await runTransaction(fn, { sql: this.sql, dialect: this.options.dialect });
+      if (!readOnly) this.exec('RELEASE logical');
       return { b, ok: true, value };
     } catch (err) {
       this.options.afterRollback(); // what is rolled back may have been read meanwhile
-      if (!db.isTransaction) {
+      if (!this.options.db.isTransaction) {
         b.lost = err; // SQLite rolled the batch back (e.g. disk full): the others' work is gone too
       } else if (!readOnly) {
-        exec('ROLLBACK TO logical');
-        exec('RELEASE logical');
+        this.exec('ROLLBACK TO logical');
+        this.exec('RELEASE logical');
       }
       return { b, ok: false, value: err };
     } finally {
-      state.open = false;
       this.queueCommit(b);
     }
   }

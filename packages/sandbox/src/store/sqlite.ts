@@ -3,11 +3,12 @@
 // transaction (sqlite-group-commit.ts). Callers (a key, its organization, a pending fault) are cached
 // between requests, and the database says when to drop them (watchCallerRows). The operations themselves
 // are sql-transaction.ts, shared with PostgreSQL.
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';
 import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCallerSql, refuseNested, sqlTransaction, toCaller, type Dialect, type Row } from './sql-transaction.ts';
+import type { Row } from './rows.ts';
+import { findCallerSql, refuseNested, toCaller, type Dialect } from './sql-transaction.ts';
 import { GroupCommit, whenUnlocked } from './sqlite-group-commit.ts';
 import type { Caller, Store, Transaction } from './types.ts';
 
@@ -118,11 +119,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (!statement) statements.set(sql, (statement = db.prepare(sql.replace(/\$(\d+)/g, '?$1'))));
     return statement;
   };
-  const exec = (sql: string) => prepare(sql).run();
   let constraintNames = new Map<string, string>();
   const dialect: Dialect = {
     forUpdate: '', // the batch holds the database's write lock
-    skipLocked: '',
     violatedConstraint(err) {
       const message = /^UNIQUE constraint failed: (.+)$/.exec(String((err as Error | null)?.message));
       return message ? (constraintNames.get(message[1]!) ?? message[1]) : undefined;
@@ -142,10 +141,9 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
 
   const turns = new GroupCommit({
     db,
-    exec,
-    query: (sql, values) => prepare(sql).all(...(values as SQLInputValue[])) as Row[],
+    prepare,
     busyTimeoutMs,
-    transactionOver: (sql) => sqlTransaction(sql, dialect),
+    dialect,
     afterBegin: () => callers.noticeOtherWriters(), // while the lock is held, no other connection commits
     afterRollback: () => callers.cache.clear(), // it may hold rows the rollback took back
   });
