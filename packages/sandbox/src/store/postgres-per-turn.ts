@@ -3,7 +3,7 @@
 // entry. A round trip costs both processes more CPU than such a statement, and under load a turn holds a few
 // requests (bench: 2.4 on average at 32 connections; GET balance: 190 → 100 µs of sandbox CPU per request).
 // Each request still gets its own answer, and none is answered before its statement is done.
-import type { Caller, Transaction } from './types.ts';
+import type { JournalEntry } from '../audit/journal.ts';
 import { JOURNAL, type Row, type SqlValue } from './rows.ts';
 import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, toCaller } from './sql-transaction.ts';
 
@@ -34,23 +34,9 @@ function perTurn<In, Out>(flush: (inputs: In[]) => Promise<Out[]>): (input: In) 
     });
 }
 
-/** One caller lookup: the hash of the presented API key and the operation asked for. */
-export interface CallerRequest {
-  hash: string;
-  operationId: string;
-}
-
-/** Runs one statement outside any transaction (a pooled connection, autocommit). */
-type Run = (text: string, values: readonly SqlValue[]) => Promise<Row[]>;
-
-export interface PerTurnStatements extends Pick<Transaction, 'debitedTotals' | 'appendJournal'> {
-  findCaller(asked: CallerRequest): Promise<Caller | undefined>;
-  /** One hit of `bucket`'s window starting at `windowStart`: the count so far, this hit included. */
-  hitRateLimits(hit: { bucket: string; windowStart: number }): Promise<number>;
-}
-
-export function perTurnStatements(run: Run): PerTurnStatements {
-  const findCaller = perTurn(async (asked: CallerRequest[]) => {
+/** `run`: one statement outside any transaction (a pooled connection, autocommit). */
+export function perTurnStatements(run: (text: string, values: readonly SqlValue[]) => Promise<Row[]>) {
+  const findCaller = perTurn(async (asked: { hash: string; operationId: string }[]) => {
     const rows = await run(FIND_CALLERS, [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
     const found = new Map(rows.map((row) => [`${String(row.asked_hash)} ${String(row.asked_operation)}`, toCaller(row)]));
     return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
@@ -96,5 +82,5 @@ export function perTurnStatements(run: Run): PerTurnStatements {
     return rows.map(() => undefined);
   });
 
-  return { findCaller, hitRateLimits, debitedTotals, appendJournal: (organizationId, entry) => appendRows(JOURNAL.values(entry, [organizationId])) };
+  return { findCaller, hitRateLimits, debitedTotals, appendJournal: (organizationId: string, entry: JournalEntry) => appendRows(JOURNAL.values(entry, [organizationId])) };
 }

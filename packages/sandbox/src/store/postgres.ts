@@ -1,14 +1,11 @@
 // The shared store: PostgreSQL through node-postgres (`pg`), for several sandbox instances on one database.
-// Each transaction() is one pooled connection in BEGIN … COMMIT at READ COMMITTED, running the operations of
-// sql-transaction.ts as named (prepared once per connection) statements. What keeps instances apart is the
-// schema's unique keys (a second claimer of an Idempotency-Key waits on the key until the first commits,
-// then finds its row) and row locks (FOR UPDATE); no row is updated by every request: a balance is split
-// into slots, and rate counters live outside the data transactions. A round trip costs both processes more
-// CPU than a small statement, so what every request does outside a transaction (its caller, its rate-limit
-// hits, and a GET's balance read and journal entry) is sent once per event-loop turn for all its requests
-// (postgres-per-turn.ts).
+// Each transaction() is one pooled connection in BEGIN … COMMIT at READ COMMITTED, running named (prepared
+// once per connection) statements. Instances are kept apart by the schema's unique keys and row locks (FOR
+// UPDATE); no row is updated by every request (a balance is split into slots, rate counters live outside
+// the data transactions). What every request does outside a transaction goes once per event-loop turn for
+// all its requests (postgres-per-turn.ts).
 import { Pool, type PoolClient } from 'pg';
-import { migrationsFrom, type SchemaDialect } from './schema.ts';
+import { migrate, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
 import type { Row, SqlValue } from './rows.ts';
 import { refuseNested, runTransaction, type Dialect, type Send } from './sql-transaction.ts';
@@ -38,9 +35,8 @@ export const BALANCE_SLOTS = 16;
 const MIGRATION_LOCK = 0x73616e64626f78n.toString();
 
 /**
- * Rate-limit counters shared by every instance: an UNLOGGED table (no WAL, so a hit's commit waits for no
- * fsync; the counts are lost if PostgreSQL crashes, which only resets windows), the hits of an event-loop
- * turn one autocommit statement outside any transaction. A client sees fixed windows counted across instances.
+ * Rate-limit counters shared by every instance: UNLOGGED (no WAL, so a hit waits for no fsync; a crash of
+ * PostgreSQL empties it, which only resets windows), written outside any transaction.
  */
 const RATE_COUNTERS = `
   CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (
@@ -66,8 +62,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
   });
-  // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the
-  // 'error' event would end the process.
+  // An idle pooled connection that breaks (server restart) is dropped; unheard, the 'error' would end the process.
   pool.on('error', (err) => process.emitWarning(`PostgreSQL store: idle connection error: ${err.message}`));
   let closed = false;
 
@@ -75,13 +70,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
   /**
-   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection
-   * pipelines (pg's `pipeline`: each statement is written at once, with its own Sync), so what needs no
-   * answer does not wait for one: BEGIN goes out with the first statement, and the writes `work` sends
-   * (`Send`) with COMMIT. A statement that fails aborts the transaction on the server, and COMMIT answers
-   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws. BEGIN itself cannot
-   * fail but by the connection breaking, which fails every statement behind it too. Only a connection that
-   * ended cleanly goes back to the pool.
+   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection pipelines
+   * (each statement written at once, with its own Sync), so BEGIN goes out with the first statement and the
+   * writes `work` sends (`Send`) with COMMIT. A failed statement aborts the transaction and COMMIT answers
+   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws (BEGIN fails only
+   * with the connection, and so does everything behind it). Only a cleanly ended connection is reused.
    */
   async function inTransaction<T>(work: (client: PoolClient, send: Send) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -123,10 +116,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   const turn = perTurnStatements((text, values) => run(pool, text, values));
 
-  // Each pooled connection adds its transfers to a balance row of its own (see sqlTransaction): with slots
-  // picked at random, 16 concurrent transfers of one organization met a taken row most of the time and
-  // waited for its COMMIT (bench: the upsert averaged 0.7 ms, nearly all of it waiting). Another instance
-  // starts at another slot, so one of its connections shares each row.
+  // A balance slot per pooled connection (Engine.balanceSlot): with slots picked at random, 16 concurrent
+  // transfers of one organization mostly met a taken row (bench: the upsert averaged 0.7 ms, nearly all of
+  // it waiting for a COMMIT). Another instance starts at another slot.
   const slots = new WeakMap<PoolClient, number>();
   let nextSlot = Math.floor(Math.random() * BALANCE_SLOTS);
   const balanceSlotOf = (client: PoolClient): number => {
@@ -143,13 +135,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       await inTransaction(async (client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
-        await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
-        const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
-        const version = Number(rows[0]?.version ?? 0);
-        for (const step of migrationsFrom(version, SCHEMA_DIALECT)) {
-          await client.query(step.sql);
-          for (const v of step.versions) await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v, new Date().toISOString()]);
-        }
+        await migrate({ exec: (sql) => client.query(sql), query: async (sql, values) => (await client.query<Row>(sql, values)).rows }, SCHEMA_DIALECT);
         await client.query(RATE_COUNTERS);
       });
     },

@@ -36,11 +36,14 @@ export class Table<T extends object> {
   readonly insert: string;
   private readonly fields: readonly { name: string; column: string; field: Field }[];
 
-  constructor(table: string, fields: { [K in keyof T]-?: Field }, leading: readonly string[] = []) {
+  readonly name: string;
+
+  constructor(name: string, fields: { [K in keyof T]-?: Field }, leading: readonly string[] = []) {
+    this.name = name;
     this.fields = Object.entries<Field>(fields).map(([name, field]) => ({ name, field, column: field.column ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }));
     this.columns = this.fields.map((f) => f.column).join(', ');
     const count = leading.length + this.fields.length;
-    this.insert = `INSERT INTO ${table} (${[...leading, this.columns].join(', ')}) VALUES (${Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ')})`;
+    this.insert = `INSERT INTO ${name} (${[...leading, this.columns].join(', ')}) VALUES (${Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ')})`;
   }
 
   /** The INSERT's parameters, after `leading`'s. */

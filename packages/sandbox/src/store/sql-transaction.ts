@@ -1,6 +1,5 @@
 // The store's operations, written once in SQL both engines read alike ($1… placeholders; sqlite.ts rewrites
-// them to ?1…); rows.ts maps records to columns. Each engine hands over a `Sql` that runs one statement on
-// its transaction's connection, and a few dialect parameters.
+// them to ?1…), over an Engine: what runs one statement on the transaction's connection, and the dialect.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fromCents, storedCents } from '../money.ts';
 import { API_KEYS, FAULTS, IDEMPOTENCY, JOURNAL, ORGANIZATIONS, RECIPIENTS, RESOURCES, TRANSFERS, type Row, type SqlValue, type Table } from './rows.ts';
@@ -9,10 +8,7 @@ import { ConstraintViolation, KEY_TAKEN, type Caller, type Transaction } from '.
 
 /** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
-/**
- * Sends a write whose rows nobody reads without waiting for it (PostgreSQL's pipeline): its failure, as
- * `translate` maps it, fails the transaction at COMMIT, which it turns into a ROLLBACK.
- */
+/** Sends a write without waiting for it (PostgreSQL's pipeline): its failure, as `translate` maps it, fails the COMMIT. */
 export type Send = (sql: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => void;
 
 export interface Dialect {
@@ -22,7 +18,7 @@ export interface Dialect {
   violatedConstraint(err: unknown): string | undefined;
 }
 
-/** The running totals of the organizations `where` picks, per currency; SUM is exact on both (SQLite: 64-bit integers; PostgreSQL: numeric), read as text. */
+/** The running totals of the organizations `where` picks, per currency; SUM is exact on both engines, read as text. */
 export const debitedTotalsOf = (where: string) =>
   `SELECT organization_id, currency, CAST(SUM(debited_cents) AS text) AS cents FROM balances WHERE ${where} GROUP BY organization_id, currency ORDER BY organization_id, currency`;
 
@@ -60,9 +56,9 @@ export interface Engine {
   sql: Sql;
   dialect: Dialect;
   /**
-   * Which of the rows a balance is split into (per organization and currency) this transaction adds its
-   * transfers to; PostgreSQL gives each pooled connection its own, so concurrent transfers of one
-   * organization never wait for each other's row lock until COMMIT; SQLite has a single writer and one row.
+   * Which of the rows a balance is split into (per organization and currency) this transaction adds to:
+   * PostgreSQL gives each pooled connection its own, so concurrent transfers of one organization never wait
+   * for each other's row lock until COMMIT.
    */
   balanceSlot?: number;
   send?: Send | undefined;
@@ -70,21 +66,15 @@ export interface Engine {
   batched?: Pick<Transaction, 'debitedTotals' | 'appendJournal'>;
 }
 
-/** Runs `fn` on the engine's operations, which fail once `fn` has settled (a tx kept too long is refused). */
+/** Runs `fn` on the engine's operations, which throw once `fn` has settled (a tx kept too long is refused). */
 export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, engine: Engine): Promise<T> {
   const state = { open: true };
-  const ended = () => new Error('a tx used after its transaction ended');
-  const sql: Sql = (text, values) => (state.open ? engine.sql(text, values) : Promise.reject(ended()));
-  const { send, batched } = engine;
-  const sendWhileOpen: Send | undefined = send && ((text, values, translate) => {
-    if (!state.open) throw ended();
-    send(text, values, translate);
-  });
-  const tx = sqlTransaction({ ...engine, sql, send: sendWhileOpen });
-  if (batched) {
-    tx.debitedTotals = (organizationId) => (state.open ? batched.debitedTotals(organizationId) : Promise.reject(ended()));
-    tx.appendJournal = (organizationId, entry) => (state.open ? batched.appendJournal(organizationId, entry) : Promise.reject(ended()));
-  }
+  const whileOpen = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
+    if (!state.open) throw new Error('a tx used after its transaction ended');
+    return f(...a);
+  };
+  const tx = sqlTransaction({ ...engine, sql: whileOpen(engine.sql), send: engine.send && whileOpen(engine.send) });
+  if (engine.batched) Object.assign(tx, { debitedTotals: whileOpen(engine.batched.debitedTotals), appendJournal: whileOpen(engine.batched.appendJournal) });
   try {
     return await runningTransaction.run(state, () => fn(tx));
   } finally {
@@ -120,36 +110,31 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
       [organizationId, currency, balanceSlot, cents.toString()],
     );
 
+  /** The row `where` picks (by `keys`: $1…) with the defined fields of `patch` written; a unique index's refusal as a ConstraintViolation. */
+  const update = async <T extends object>(table: Table<T>, where: string, keys: SqlValue[], patch: NoInfer<Partial<T>>) => {
+    const set = table.set(patch, keys.length + 1);
+    const [row] = await guarded(set.sql ? `UPDATE ${table.name} SET ${set.sql} WHERE ${where} RETURNING *` : `SELECT * FROM ${table.name} WHERE ${where}`, [...keys, ...set.values]);
+    return row && table.read(row);
+  };
+
   const tx: Transaction = {
-    // organizations
     insertOrganization: (o) => run(ORGANIZATIONS.insert, ORGANIZATIONS.values(o)),
     getOrganization: (id) => first(ORGANIZATIONS, 'SELECT * FROM organizations WHERE id = $1', [id]),
-    async updateOrganization(id, patch) {
-      const set = ORGANIZATIONS.set(patch, 2);
-      return set.sql ? first(ORGANIZATIONS, `UPDATE organizations SET ${set.sql} WHERE id = $1 RETURNING *`, [id, ...set.values]) : tx.getOrganization(id);
-    },
+    updateOrganization: (id, patch) => update(ORGANIZATIONS, 'id = $1', [id], patch),
     listOrganizations: () => all(ORGANIZATIONS, 'SELECT * FROM organizations ORDER BY created_at, seq'),
 
-    // API keys
     insertApiKey: (k) => run(API_KEYS.insert, API_KEYS.values(k)),
     getApiKey: (id) => first(API_KEYS, 'SELECT * FROM api_keys WHERE id = $1', [id]),
     // A key revoked twice keeps its first revocation time.
     revokeApiKey: (id, at) => first(API_KEYS, 'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]),
 
-    // recipients
     insertRecipient: async (r) => void (await guarded(RECIPIENTS.insert, RECIPIENTS.values(r))),
     getRecipient: (organizationId, id) => first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND id = $2', [organizationId, id]),
     findActiveRecipientByNickname: (organizationId, nickname) =>
       first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND nickname = $2 AND active', [organizationId, nickname]),
     findRecipientByPixKey: (organizationId, pixKey) => first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND pix_key = $2', [organizationId, pixKey]),
-    async updateRecipient(organizationId, id, patch) {
-      const set = RECIPIENTS.set(patch, 3);
-      if (!set.sql) return tx.getRecipient(organizationId, id);
-      const [row] = await guarded(`UPDATE recipients SET ${set.sql} WHERE organization_id = $1 AND id = $2 RETURNING *`, [organizationId, id, ...set.values]);
-      return row && RECIPIENTS.read(row);
-    },
+    updateRecipient: (organizationId, id, patch) => update(RECIPIENTS, 'organization_id = $1 AND id = $2', [organizationId, id], patch),
 
-    // transfers
     async insertTransfer(t) {
       const cents = storedCents(t.amount);
       await write(TRANSFERS.insert, TRANSFERS.values(t, [cents.toString()]));
@@ -168,14 +153,12 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
     countTransfers: (organizationId) =>
       organizationId === undefined ? count('SELECT COUNT(*) AS n FROM transfers', []) : count('SELECT COUNT(*) AS n FROM transfers WHERE organization_id = $1', [organizationId]),
 
-    // cards, checkout products, checkout sessions
     insertResource: (r) => write(RESOURCES.insert, RESOURCES.values(r)),
     countResources: (kind, organizationId) =>
       organizationId === undefined
         ? count('SELECT COUNT(*) AS n FROM resources WHERE kind = $1', [kind])
         : count('SELECT COUNT(*) AS n FROM resources WHERE kind = $1 AND organization_id = $2', [kind, organizationId]),
 
-    // idempotency
     async claimIdempotency(r) {
       // The primary key decides: a concurrent claim of the key waits here (PostgreSQL) or cannot run at all
       // (SQLite's write lock) until this transaction ends, then inserts nothing and reads the row.
@@ -193,14 +176,12 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
     insertIdempotency: (r) => write(IDEMPOTENCY.insert, IDEMPOTENCY.values(r), (err) => violation(err, KEY_TAKEN)),
     findIdempotency: (organizationId, operationId, key) => first(IDEMPOTENCY, READ_IDEMPOTENCY + dialect.forUpdate, [organizationId, operationId, key]),
     async updateIdempotency(organizationId, operationId, key, patch) {
-      const set = IDEMPOTENCY.set({ ...patch, body: patch.body ?? null }, 4); // every field, so one statement text
-      const rows = await sql(`UPDATE idempotency SET ${set.sql} WHERE organization_id = $1 AND operation_id = $2 AND idem_key = $3 RETURNING 1 AS updated`, [
-        organizationId, operationId, key, ...set.values,
-      ]);
-      if (rows.length !== 1) throw new Error(`no idempotency record (${organizationId}, ${operationId}, ${key}) to update`);
+      const keys = [organizationId, operationId, key];
+      // Every field given (an undefined body too), so one statement text.
+      const updated = await update(IDEMPOTENCY, 'organization_id = $1 AND operation_id = $2 AND idem_key = $3', keys, { ...patch, body: patch.body ?? null });
+      if (!updated) throw new Error(`no idempotency record (${keys.join(', ')}) to update`);
     },
 
-    // fault injection
     insertFault: (f) => run(FAULTS.insert, FAULTS.values(f)),
     takeFault: (organizationId, operationId) =>
       // The picked row is locked (PostgreSQL) and re-checked, so concurrent takers wait for each other
@@ -220,12 +201,10 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
     listFaults: () => all(FAULTS, 'SELECT * FROM faults ORDER BY created_at, seq'),
     clearFaults: () => run('DELETE FROM faults'),
 
-    // test clocks
     setClock: (organizationId, ms) => first(ORGANIZATIONS, 'UPDATE organizations SET clock_ms = $2 WHERE id = $1 RETURNING *', [organizationId, ms]),
     advanceClock: (organizationId, ms) =>
       first(ORGANIZATIONS, 'UPDATE organizations SET clock_ms = clock_ms + $2 WHERE id = $1 AND clock_ms IS NOT NULL RETURNING *', [organizationId, ms]),
 
-    // traffic journal
     appendJournal: (organizationId, e) => write(JOURNAL.insert, JOURNAL.values(e, [organizationId])),
     async trimJournal(organizationId, keep) {
       // The newest `keep` rows stay. Rows are locked in seq order and a row another trim holds is left to it

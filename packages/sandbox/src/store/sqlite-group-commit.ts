@@ -1,13 +1,11 @@
-// How the embedded store's logical transactions share its one SQLite connection. A connection has one
-// transaction at a time while many requests run at once, so logical transactions take turns (one queue),
-// and those of one event-loop turn share one SQLite transaction (group commit):
-// - the first of a batch takes the database's write lock (BEGIN IMMEDIATE; another process on the file
-//   waits for it asynchronously, never blocking this event loop for long);
-// - each logical transaction runs in its own SAVEPOINT, rolled back alone when it throws;
-// - the batch COMMITs once the turn's transactions are done, and only then does any of them return: what
-//   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
-//   power loss may undo the last commits, never corrupt them).
+// How the embedded store's logical transactions share its one SQLite connection: they take turns (one
+// queue), and those of one event-loop turn share one SQLite transaction (group commit). The first of a batch
+// takes the write lock (BEGIN IMMEDIATE, waited for asynchronously); each runs in its own SAVEPOINT, rolled
+// back alone when it throws; the batch COMMITs once the turn's transactions are done, and only then does any
+// of them return: what a request acknowledges is in the WAL (it survives a crash of the process; with
+// synchronous=NORMAL a power loss may undo the last commits, never corrupt them).
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Row } from './rows.ts';
 import { runTransaction, type Dialect, type Sql } from './sql-transaction.ts';
 import type { Transaction } from './types.ts';
@@ -30,14 +28,12 @@ function isBusy(err: unknown): boolean {
   return typeof e?.errcode === 'number' && (e.errcode & 0xff) === 5; // SQLITE_BUSY and its extended codes
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Runs `step` until no other connection's lock is in the way, waiting asynchronously between tries, up to
  * `timeoutMs`. SQLite returns "database is locked" at once, without its busy handler, where waiting could
  * deadlock (switching a file another process is writing to WAL): a retry after a pause is what works.
  */
-export async function whenUnlocked(step: () => void, timeoutMs: number): Promise<void> {
+export async function whenUnlocked<T>(step: () => T, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
     try {
@@ -72,10 +68,7 @@ export class GroupCommit {
     this.options = options;
   }
 
-  /**
-   * Runs `fn` as one logical transaction of the current batch, in its own savepoint unless `readOnly` (its
-   * writes are single statements, each atomic on its own, as PostgreSQL runs them); settles after the COMMIT.
-   */
+  /** Runs `fn` in the current batch, in a savepoint unless `readOnly` (Store.transaction); settles after the COMMIT. */
   async run<T>(fn: (tx: Transaction) => Promise<T>, readOnly: boolean): Promise<T> {
     const { b, ok, value } = await this.exclusive(() => this.runInBatch(fn, readOnly));
     await b.committed;

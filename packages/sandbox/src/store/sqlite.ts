@@ -1,16 +1,14 @@
 // The embedded store: node:sqlite (built into Node 24), one connection per store, on a file (WAL) or in
 // memory. Logical transactions share the connection in turns, those of one event-loop turn in one SQLite
-// transaction (sqlite-group-commit.ts). Callers (a key, its organization, a pending fault) are cached
-// between requests, and the database says when to drop them (watchCallerRows). The operations themselves
-// are sql-transaction.ts, shared with PostgreSQL.
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+// transaction (sqlite-group-commit.ts); callers are cached between requests (caller-cache.ts).
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';
-import { migrationsFrom, type SchemaDialect } from './schema.ts';
+import { migrate, type SchemaDialect } from './schema.ts';
 import type { Row } from './rows.ts';
-import { findCallerSql, refuseNested, toCaller, type Dialect } from './sql-transaction.ts';
+import { refuseNested, type Dialect } from './sql-transaction.ts';
 import { GroupCommit, whenUnlocked } from './sqlite-group-commit.ts';
-import type { Caller, Store, Transaction } from './types.ts';
+import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -20,24 +18,6 @@ export interface SqliteStoreOptions {
 }
 
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
-
-const FIND_CALLER = findCallerSql('$1', '$2');
-
-/** The tables a caller is read from (findCallerSql): a write to any of them empties the caller cache. */
-const CALLER_TABLES = ['organizations', 'api_keys', 'faults'];
-/** Columns of those tables no caller reads: the journal trim's count changes often and must not empty the cache. */
-const NOT_READ_BY_CALLERS = new Set(['journal_dropped']);
-const CALLER_ROWS_CHANGED = 'sandbox_caller_rows_changed';
-
-/** The TEMP triggers that call back on a write to a caller table (UPDATE: of a column a caller reads). */
-function callerTriggers(db: DatabaseSync): string {
-  return CALLER_TABLES.flatMap((table) => {
-    const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((c) => String(c.name)).filter((c) => !NOT_READ_BY_CALLERS.has(c));
-    return ['INSERT', 'DELETE', `UPDATE OF ${columns.join(', ')}`].map(
-      (event) => `CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.slice(0, 6).toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CALLER_ROWS_CHANGED}(); END;`,
-    );
-  }).join('\n');
-}
 
 /**
  * The file's settings, applied when the store is migrated (any of them may meet another process's lock):
@@ -57,53 +37,6 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
     names.set(columns.map((c) => `${String(index.tbl_name)}.${String(c.name)}`).join(', '), String(index.name));
   }
   return names;
-}
-
-/**
- * The caller cache and what keeps it true to the database, which findCaller would otherwise read:
- * - this connection's writes to the caller tables, committed or not (a lookup sees what the open batch
- *   wrote), empty it at once: a TEMP trigger on each calls back into this process;
- * - a rollback empties it (runInBatch, commit), since it may hold rows the rollback took back;
- * - `PRAGMA data_version` changes when another connection (another process on the file) has committed:
- *   read before each lookup made outside this connection's write lock, and once at each BEGIN IMMEDIATE
- *   (while the lock is held, no other connection commits).
- */
-function watchCallerRows(db: DatabaseSync, prepare: (sql: string) => StatementSync) {
-  const cache = new CallerCache();
-  let seenVersion: unknown;
-  db.function(CALLER_ROWS_CHANGED, () => {
-    cache.clear();
-    return null;
-  });
-  return {
-    cache,
-    noticeOtherWriters(): void {
-      const version = (prepare('PRAGMA data_version').get() as Row).data_version;
-      if (version === seenVersion) return;
-      seenVersion = version;
-      cache.clear();
-    },
-  };
-}
-
-/**
- * Creates or upgrades the schema in one write transaction: of several processes starting together on one
- * file, one migrates and the others then find it done.
- */
-async function migrateSchema(db: DatabaseSync, begin: () => Promise<void>): Promise<void> {
-  await begin();
-  try {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
-    const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as Row;
-    for (const step of migrationsFrom(Number(row.version ?? 0), SCHEMA_DIALECT)) {
-      db.exec(step.sql);
-      for (const v of step.versions) db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(v, new Date().toISOString());
-    }
-    db.exec('COMMIT');
-  } catch (err) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw err;
-  }
 }
 
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
@@ -128,16 +61,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     },
   };
   const rateCounters = new RateCounters();
-  const callers = watchCallerRows(db, prepare);
-  const lookUpCaller = (hash: string, operationId: string): Caller | undefined => {
-    const cached = callers.cache.get(hash, operationId);
-    if (cached) return cached;
-    const row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined;
-    if (!row) return undefined; // not kept: a key that does not exist costs its lookup every time
-    const caller = toCaller(row);
-    callers.cache.set(hash, operationId, caller);
-    return caller;
-  };
+  const callers = new CallerCache(db, prepare);
 
   const turns = new GroupCommit({
     db,
@@ -145,7 +69,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     busyTimeoutMs,
     dialect,
     afterBegin: () => callers.noticeOtherWriters(), // while the lock is held, no other connection commits
-    afterRollback: () => callers.cache.clear(), // it may hold rows the rollback took back
+    afterRollback: () => callers.clear(), // it may hold rows the rollback took back
   });
   let closed = false;
 
@@ -156,12 +80,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (closed) throw new Error('the store is closed');
       return turns.exclusive(async () => {
         if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS), busyTimeoutMs);
-        await migrateSchema(db, () => turns.begin());
+        // In one write transaction: of several processes starting together on one file, one migrates and
+        // the others then find it done.
+        await turns.begin();
+        try {
+          await migrate({ exec: (sql) => db.exec(sql), query: (sql, values = []) => prepare(sql).all(...(values as SQLInputValue[])) as Row[] }, SCHEMA_DIALECT);
+          db.exec('COMMIT');
+        } catch (err) {
+          if (db.isTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
         await whenUnlocked(() => {
           constraintNames = uniqueIndexNames(db);
-          db.exec(callerTriggers(db));
+          callers.watchWrites();
         }, busyTimeoutMs);
-        callers.cache.clear();
+        callers.clear();
       });
     },
 
@@ -179,13 +112,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
       // Inside this connection's write transaction no other connection has committed since its BEGIN.
-      if (db.isTransaction) return Promise.resolve(lookUpCaller(hash, operationId));
-      let caller: Caller | undefined;
-      const step = () => {
+      if (db.isTransaction) return Promise.resolve(callers.lookUp(hash, operationId));
+      return whenUnlocked(() => {
         callers.noticeOtherWriters();
-        caller = lookUpCaller(hash, operationId);
-      };
-      return whenUnlocked(step, busyTimeoutMs).then(() => caller);
+        return callers.lookUp(hash, operationId);
+      }, busyTimeoutMs);
     },
 
     async close() {
