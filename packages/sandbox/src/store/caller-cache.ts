@@ -1,12 +1,9 @@
-// The embedded store's answers to findCaller (a key, its organization, whether a fault awaits the
-// operation), kept between requests: the lookup is a join every request makes, and its rows change rarely.
-// The database says when they may have changed, so the cache never answers what the database would not:
-// - this connection's writes to the caller tables, committed or not (a lookup sees what the open batch
-//   wrote), empty it at once: a TEMP trigger on each calls back into this process;
-// - a rollback empties it (sqlite.ts), since it may hold rows the rollback took back;
-// - `PRAGMA data_version` changes when another connection (another process on the file) has committed:
-//   read before each lookup made outside this connection's write lock, and once at each BEGIN IMMEDIATE
-//   (while the lock is held, no other connection commits).
+// The embedded store's answers to findCaller, kept between requests: the lookup is a join every request
+// makes, and its rows change rarely. It never answers what the database would not, because it is emptied
+// - by this connection's writes to the caller tables, committed or not: a TEMP trigger calls back;
+// - by a rollback (sqlite.ts), which may take back rows it holds;
+// - when `PRAGMA data_version` says another connection has committed: read before each lookup outside this
+//   connection's write lock, and once at each BEGIN IMMEDIATE (no other connection commits while it holds).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Row } from './rows.ts';
 import { findCallerSql, toCaller } from './sql-transaction.ts';

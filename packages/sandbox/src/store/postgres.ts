@@ -121,11 +121,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   // it waiting for a COMMIT). Another instance starts at another slot.
   const slots = new WeakMap<PoolClient, number>();
   let nextSlot = Math.floor(Math.random() * BALANCE_SLOTS);
-  const balanceSlotOf = (client: PoolClient): number => {
-    let slot = slots.get(client);
-    if (slot === undefined) slots.set(client, (slot = nextSlot++ % BALANCE_SLOTS));
-    return slot;
-  };
+  pool.on('connect', (client) => slots.set(client, nextSlot++ % BALANCE_SLOTS));
 
   return {
     kind: 'postgres',
@@ -145,7 +141,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       if (closed) throw new Error('the store is closed');
       // A GET: no BEGIN and COMMIT, each statement on its own, its balance read and journal entry in the turn's.
       if (options?.readOnly) return runTransaction(fn, { sql: (text, values) => run(pool, text, values), dialect: DIALECT, batched: turn });
-      return inTransaction((client, send) => runTransaction(fn, { sql: (text, values) => run(client, text, values), dialect: DIALECT, balanceSlot: balanceSlotOf(client), send }));
+      return inTransaction((client, send) => runTransaction(fn, { sql: (text, values) => run(client, text, values), dialect: DIALECT, balanceSlot: slots.get(client)!, send }));
     },
 
     async hitRateLimit(bucket, windowStart) {

@@ -75,84 +75,34 @@ export class Table<T extends object> {
   }
 }
 
+// Each table's fields in column order, wrapped as its INSERT's column list used to be.
 export const ORGANIZATIONS = new Table<Organization>('organizations', {
-  id: text,
-  name: text,
-  apiAccess: flag,
-  banking: flag,
-  cards: flag,
-  checkout: flag,
-  walletTransfers: flag,
-  cardTermsAccepted: flag,
-  checkoutPix: flag,
-  funding: json,
-  createdAt: text,
-  clockMs: omitNull(int), // absent on real time
+  id: text, name: text, apiAccess: flag, banking: flag, cards: flag, checkout: flag, walletTransfers: flag, cardTermsAccepted: flag, checkoutPix: flag, funding: json,
+  createdAt: text, clockMs: omitNull(int), // absent on real time
 });
-
 export const API_KEYS = new Table<ApiKeyRecord>('api_keys', { id: text, organizationId: text, hash: text, prefix: text, createdAt: text, revokedAt: text });
-
 export const RECIPIENTS = new Table<RecipientRecord>('recipients', {
-  id: text,
-  organizationId: text,
-  nickname: text,
-  rail: text,
-  pixKey: text,
-  destinationAddress: text,
-  active: flag,
-  source: text,
-  idempotencyKey: text,
-  createdAt: text,
+  id: text, organizationId: text, nickname: text, rail: text, pixKey: text, destinationAddress: text, active: flag, source: text, idempotencyKey: text, createdAt: text,
 });
-
 /** A transfer's columns but its cents (kept for sums; beyond 2^53 SQLite cannot hand them over as a number). */
 export const TRANSFERS = new Table<TransferRecord>(
   'transfers',
   { id: text, organizationId: text, recipientId: text, amount: text, currency: text, status: text, idempotencyKey: text, createdAt: text },
   ['amount_cents'],
 );
-
 export const RESOURCES = new Table<ResourceRecord>('resources', { id: text, organizationId: text, kind: text, idempotencyKey: text, body: json, createdAt: text });
-
 export const IDEMPOTENCY = new Table<IdempotencyRecord>('idempotency', {
-  organizationId: text,
-  operationId: text,
-  key: named('idem_key', text),
-  fingerprint: text,
-  state: text,
-  status: int,
-  body: json,
-  resolution: text,
-  createdAt: text,
+  organizationId: text, operationId: text, key: named('idem_key', text), fingerprint: text, state: text, status: int, body: json, resolution: text, createdAt: text,
 });
-
 export const FAULTS = new Table<FaultRecord>('faults', {
-  id: text,
-  organizationId: text,
-  operationId: text,
-  kind: text,
-  remaining: int,
-  commit: named('commit_action', flag),
-  retryAfterSeconds: int,
-  resolution: text,
-  createdAt: text,
+  id: text, organizationId: text, operationId: text, kind: text, remaining: int, commit: named('commit_action', flag), retryAfterSeconds: int, resolution: text, createdAt: text,
 });
-
-/** The journal's rows; postgres-per-turn.ts inserts several at once. */
+/** The journal's rows (postgres-per-turn.ts inserts several at once). */
 export const JOURNAL = new Table<JournalEntry>(
   'journal',
   {
-    at: named('at_ms', int),
-    operationId: text,
-    idempotencyKey: named('idem_key', text),
-    identity: text,
-    status: int,
-    code: text,
-    resourceStatus: text,
-    retryAfterSeconds: int,
-    fault: text,
-    answered: flag,
-    body: omitNull(json),
+    at: named('at_ms', int), operationId: text, idempotencyKey: named('idem_key', text), identity: text, status: int, code: text, resourceStatus: text,
+    retryAfterSeconds: int, fault: text, answered: flag, body: omitNull(json),
   },
   ['organization_id'],
 );

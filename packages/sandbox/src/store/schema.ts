@@ -202,14 +202,8 @@ export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => 
   },
 ];
 
-/** A connection inside the transaction migrate() runs in: `exec` runs a script, `query` one statement. */
-export interface Migrating {
-  exec(sql: string): unknown;
-  query(sql: string, values?: unknown[]): Promise<Row[]> | Row[];
-}
-
-/** Brings the database to the newest version, recording each version it passes. */
-export async function migrate(db: Migrating, d: SchemaDialect): Promise<void> {
+/** Brings the database to the newest version, recording each; `db`: inside the transaction migrate() runs in. */
+export async function migrate(db: { exec(script: string): unknown; query(sql: string, values?: unknown[]): Promise<Row[]> | Row[] }, d: SchemaDialect): Promise<void> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
   const [row] = await db.query('SELECT MAX(version) AS version FROM schema_migrations');
   const version = Number(row?.version ?? 0);

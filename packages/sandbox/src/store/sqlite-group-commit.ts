@@ -6,12 +6,15 @@
 // synchronous=NORMAL a power loss may undo the last commits, never corrupt them).
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallerCache } from './caller-cache.ts';
 import type { Row } from './rows.ts';
 import { runTransaction, type Dialect, type Sql } from './sql-transaction.ts';
 import type { Transaction } from './types.ts';
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
+/** How long the store waits for a lock another process holds before failing. */
+const BUSY_TIMEOUT_MS = 10_000;
 
 /** One SQLite transaction shared by the logical transactions of a turn; none returns before `committed`. */
 interface Batch {
@@ -29,12 +32,12 @@ function isBusy(err: unknown): boolean {
 }
 
 /**
- * Runs `step` until no other connection's lock is in the way, waiting asynchronously between tries, up to
- * `timeoutMs`. SQLite returns "database is locked" at once, without its busy handler, where waiting could
- * deadlock (switching a file another process is writing to WAL): a retry after a pause is what works.
+ * Runs `step` until no other connection's lock is in the way, pausing asynchronously, up to BUSY_TIMEOUT_MS.
+ * Where waiting could deadlock (switching to WAL a file another process writes), SQLite answers "database
+ * is locked" at once, without its busy handler: a retry after a pause is what works.
  */
-export async function whenUnlocked<T>(step: () => T, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+export async function whenUnlocked<T>(step: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
     try {
       return step();
@@ -49,13 +52,9 @@ export interface GroupCommitOptions {
   db: DatabaseSync;
   /** The connection's statement of this text, prepared once. */
   prepare(sql: string): StatementSync;
-  /** How long BEGIN IMMEDIATE waits for another connection's write lock before failing. */
-  busyTimeoutMs: number;
   dialect: Dialect;
-  /** Called right after each BEGIN IMMEDIATE, while the write lock is held. */
-  afterBegin(): void;
-  /** Called whenever work may have been rolled back (a logical transaction failed, or a batch did). */
-  afterRollback(): void;
+  /** Told of each BEGIN IMMEDIATE (no other connection commits while it holds) and each rollback (it may hold rows taken back). */
+  callers: Pick<CallerCache, 'noticeOtherWriters' | 'clear'>;
 }
 
 export class GroupCommit {
@@ -78,8 +77,8 @@ export class GroupCommit {
 
   /** BEGIN IMMEDIATE, retried asynchronously while another connection holds the write lock. */
   async begin(): Promise<void> {
-    await whenUnlocked(() => this.exec('BEGIN IMMEDIATE'), this.options.busyTimeoutMs);
-    this.options.afterBegin();
+    await whenUnlocked(() => this.exec('BEGIN IMMEDIATE'));
+    this.options.callers.noticeOtherWriters();
   }
 
   /** Waits for every queued turn, then commits the batch still open. */
@@ -118,7 +117,7 @@ export class GroupCommit {
       }
     }
     if (failure !== undefined && this.options.db.isTransaction) this.options.db.exec('ROLLBACK');
-    if (failure !== undefined) this.options.afterRollback();
+    if (failure !== undefined) this.options.callers.clear();
     b.settle(failure);
   }
 
@@ -144,7 +143,7 @@ export class GroupCommit {
       if (!readOnly) this.exec('RELEASE logical');
       return { b, ok: true, value };
     } catch (err) {
-      this.options.afterRollback(); // what is rolled back may have been read meanwhile
+      this.options.callers.clear();
       if (!this.options.db.isTransaction) {
         b.lost = err; // SQLite rolled the batch back (e.g. disk full): the others' work is gone too
       } else if (!readOnly) {

@@ -13,19 +13,15 @@ import type { Store, Transaction } from './types.ts';
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
   file?: string | undefined;
-  /** How long the store waits for a lock another process holds before failing (default 10 s). */
-  busyTimeoutMs?: number | undefined;
 }
 
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
 
 /**
- * The file's settings, applied when the store is migrated (any of them may meet another process's lock):
- * WAL, synchronous=NORMAL, and a checkpoint every 10,000 WAL pages rather than SQLite's 1,000 (a checkpoint
- * stalls the event loop for a few ms; this keeps it out of most requests' latency: bench p99 of new-key
- * transfers 7–9 → 3–5 ms). Checkpoints in a worker thread instead were measured and not kept: they removed
- * every stalled COMMIT (20–45 ms, 40–48 per bench run), but not the UUID-key POST p99 on a disk (it is set
- * by the WAL's writes; on tmpfs it fell under 5 ms), for 6–12 µs more CPU per request and ~20 MB of RSS.
+ * Applied by migrate() (any may meet another process's lock). A checkpoint every 10,000 WAL pages, not 1,000:
+ * one stalls the event loop for a few ms (bench p99 of new-key transfers 7–9 → 3–5 ms). Checkpoints in a
+ * worker thread were measured and not kept: no stalled COMMITs, but the same UUID-key POST p99 on a disk (set
+ * by the WAL's writes), for 6–12 µs more CPU per request and ~20 MB of RSS.
  */
 const FILE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000';
 
@@ -41,9 +37,7 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
 
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
-  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  // Loaded here, not imported at the top: a process that never opens an embedded store (the PostgreSQL
-  // store, the kit's client mode against --base-url) must not need node:sqlite (issue 23).
+  // Loaded here: a process that never opens an embedded store must not need node:sqlite (issue 23).
   const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(file);
   db.exec('PRAGMA busy_timeout = 5'); // SQLite's own wait blocks the event loop: keep it short, and wait in whenUnlocked
   const statements = new Map<string, StatementSync>();
@@ -63,14 +57,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const rateCounters = new RateCounters();
   const callers = new CallerCache(db, prepare);
 
-  const turns = new GroupCommit({
-    db,
-    prepare,
-    busyTimeoutMs,
-    dialect,
-    afterBegin: () => callers.noticeOtherWriters(), // while the lock is held, no other connection commits
-    afterRollback: () => callers.clear(), // it may hold rows the rollback took back
-  });
+  const turns = new GroupCommit({ db, prepare, dialect, callers });
   let closed = false;
 
   return {
@@ -79,7 +66,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async migrate() {
       if (closed) throw new Error('the store is closed');
       return turns.exclusive(async () => {
-        if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS), busyTimeoutMs);
+        if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS));
         // In one write transaction: of several processes starting together on one file, one migrates and
         // the others then find it done.
         await turns.begin();
@@ -93,7 +80,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
         await whenUnlocked(() => {
           constraintNames = uniqueIndexNames(db);
           callers.watchWrites();
-        }, busyTimeoutMs);
+        });
         callers.clear();
       });
     },
@@ -116,7 +103,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       return whenUnlocked(() => {
         callers.noticeOtherWriters();
         return callers.lookUp(hash, operationId);
-      }, busyTimeoutMs);
+      });
     },
 
     async close() {
