@@ -23,11 +23,9 @@ export class CallerCache {
   private readonly byOperation = new Map<string, Map<string, Caller>>();
   private size = 0;
   private seenVersion: unknown;
-  private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
 
   constructor(db: DatabaseSync, prepare: (sql: string) => StatementSync) {
-    this.db = db;
     this.prepare = prepare;
     db.function(CHANGED, () => {
       this.clear();
@@ -56,9 +54,9 @@ export class CallerCache {
   /** Creates the TEMP triggers that empty the cache on a write to a caller table (UPDATE: of a column a caller reads). */
   watchWrites(): void {
     for (const table of CALLER_TABLES) {
-      const columns = (this.db.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((c) => String(c.name)).filter((c) => !NOT_READ_BY_CALLERS.has(c));
+      const columns = (this.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((c) => String(c.name)).filter((c) => !NOT_READ_BY_CALLERS.has(c));
       for (const event of ['INSERT', 'DELETE', `UPDATE OF ${columns.join(', ')}`]) {
-        this.db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.slice(0, 6).toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CHANGED}(); END;`);
+        this.prepare(`CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.slice(0, 6).toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CHANGED}(); END;`).run();
       }
     }
   }

@@ -1,9 +1,7 @@
-// The shared store: PostgreSQL through node-postgres (`pg`), for several sandbox instances on one database.
-// Each transaction() is one pooled connection in BEGIN … COMMIT at READ COMMITTED, running named (prepared
-// once per connection) statements. Instances are kept apart by the schema's unique keys and row locks (FOR
-// UPDATE); no row is updated by every request (a balance is split into slots, rate counters live outside
-// the data transactions). What every request does outside a transaction goes once per event-loop turn for
-// all its requests (postgres-per-turn.ts).
+// The shared store: PostgreSQL through node-postgres, for several sandbox instances on one database. Each
+// transaction() is a pooled connection in BEGIN … COMMIT at READ COMMITTED, running named statements. The
+// schema's unique keys and row locks keep instances apart; no row is updated by every request (a balance is
+// split into slots; rate counters live outside the transactions, postgres-per-turn.ts).
 import { Pool, type PoolClient } from 'pg';
 import { migrate, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
@@ -116,9 +114,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   const turn = perTurnStatements((text, values) => run(pool, text, values));
 
-  // A balance slot per pooled connection (Engine.balanceSlot): with slots picked at random, 16 concurrent
-  // transfers of one organization mostly met a taken row (bench: the upsert averaged 0.7 ms, nearly all of
-  // it waiting for a COMMIT). Another instance starts at another slot.
+  // A balance slot per connection (Engine.balanceSlot), another instance starting elsewhere: slots picked at
+  // random mostly met a taken row (bench: the upsert averaged 0.7 ms, nearly all of it waiting for a COMMIT).
   const slots = new WeakMap<PoolClient, number>();
   let nextSlot = Math.floor(Math.random() * BALANCE_SLOTS);
   pool.on('connect', (client) => slots.set(client, nextSlot++ % BALANCE_SLOTS));

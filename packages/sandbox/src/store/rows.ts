@@ -1,6 +1,5 @@
-// How each record is stored: one column per field, and how a value goes in and comes back out. The
-// statements (sql-transaction.ts) take their column lists, parameters and row mapping from here, so a
-// record's fields are listed once, and the compiler checks that the list covers them all.
+// How each record is stored: a column per field, and how a value goes in and comes back out. The statements
+// take their column lists, parameters and row mapping from here; the compiler checks each list is complete.
 import type { JournalEntry } from '../audit/journal.ts';
 import type { ApiKeyRecord, FaultRecord, IdempotencyRecord, Organization, RecipientRecord, ResourceRecord, TransferRecord } from './types.ts';
 
@@ -75,7 +74,6 @@ export class Table<T extends object> {
   }
 }
 
-// Each table's fields in column order, wrapped as its INSERT's column list used to be.
 export const ORGANIZATIONS = new Table<Organization>('organizations', {
   id: text, name: text, apiAccess: flag, banking: flag, cards: flag, checkout: flag, walletTransfers: flag, cardTermsAccepted: flag, checkoutPix: flag, funding: json,
   createdAt: text, clockMs: omitNull(int), // absent on real time

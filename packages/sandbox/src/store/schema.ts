@@ -16,11 +16,7 @@ export interface SchemaDialect {
   identity: string;
   /** How a legacy (version < 5) table orders its rows by insertion: SQLite's rowid, PostgreSQL's seq column. */
   legacyInsertionOrder: 'rowid' | 'seq';
-  /**
-   * `UNLOGGED ` on PostgreSQL for tables that are a record, not data a client was promised (the journal): no
-   * WAL, so a GET's journal row (an autocommit statement) waits for no fsync; PostgreSQL empties such a table
-   * after a crash of the server. Empty on SQLite.
-   */
+  /** PostgreSQL's `UNLOGGED ` for a record no client was promised (the journal): a GET's row waits for no fsync, a crash empties it. */
   unlogged: string;
 }
 
@@ -142,9 +138,8 @@ const LEGACY_COLUMNS: Record<(typeof TABLES)[number], string> = {
 const asText = (columns: string) => columns.replace(/\b(funding|body)\b/g, 'CAST($1 AS text)');
 
 /**
- * Carries a database of an earlier sandbox (schema versions 1–4: the same tables, without the unique
- * indexes and the balances) forward to the current schema, every row kept in its insertion order: the old
- * tables are renamed, the current ones created, the rows copied, the running balances summed once.
+ * Carries a database of schema versions 1–4 (the same tables, without the unique indexes and the balances)
+ * forward, every row kept in its insertion order, and sums the running balances once.
  */
 function upgradeFromLegacy(d: SchemaDialect): string {
   const order = (table: string) =>
@@ -164,10 +159,7 @@ function upgradeFromLegacy(d: SchemaDialect): string {
   `;
 }
 
-/**
- * Changes after version 5, in order: a database at version 5 (fresh or upgraded from a legacy one) gets
- * each one whose version is above its own, in one transaction with the rest of migrate().
- */
+/** Changes after version 5, in order: a database gets each one above its version, in migrate()'s transaction. */
 export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => string }[] = [
   {
     // Issue 13: per-organization test clocks and the traffic journal.

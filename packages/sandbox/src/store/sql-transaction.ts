@@ -42,9 +42,8 @@ const GET_TRANSFER = `SELECT ${TRANSFERS.columns} FROM transfers WHERE organizat
 const debits = (status: string): boolean => DEBITING_STATUSES.includes(status);
 
 /**
- * Where a transaction's `fn` runs: a store.transaction() called from inside it would wait for itself
- * (SQLite's queue) or for a second connection blocked by the first one's locks (PostgreSQL), so it is
- * refused. Work the transaction leaves behind (a timer) runs once it has ended, and may open its own.
+ * Where a transaction's `fn` runs: a store.transaction() from inside it would wait for itself (SQLite's queue,
+ * PostgreSQL's locks), so it is refused; work left behind (a timer) runs once it has ended, and may open one.
  */
 const runningTransaction = new AsyncLocalStorage<{ open: boolean }>();
 
@@ -84,11 +83,8 @@ export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, eng
 
 function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transaction {
   const run = async (statement: string, values?: readonly SqlValue[]) => void (await sql(statement, values));
-  const first = async <T extends object>(table: Table<T>, statement: string, values: readonly SqlValue[]) => {
-    const [row] = await sql(statement, values);
-    return row && table.read(row);
-  };
-  const all = async <T extends object>(table: Table<T>, statement: string) => (await sql(statement)).map((row) => table.read(row));
+  const all = async <T extends object>(table: Table<T>, statement: string, values?: readonly SqlValue[]) => (await sql(statement, values)).map((row) => table.read(row));
+  const first = async <T extends object>(table: Table<T>, statement: string, values: readonly SqlValue[]) => (await all(table, statement, values))[0];
   const count = async (statement: string, values: readonly SqlValue[]) => Number((await sql(statement, values))[0]?.n ?? 0);
   /** A unique index's refusal as a ConstraintViolation naming the index (or `as`); any other error as is. */
   const violation = (err: unknown, as?: string) => {
@@ -160,8 +156,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
         : count('SELECT COUNT(*) AS n FROM resources WHERE kind = $1 AND organization_id = $2', [kind, organizationId]),
 
     async claimIdempotency(r) {
-      // The primary key decides: a concurrent claim of the key waits here (PostgreSQL) or cannot run at all
-      // (SQLite's write lock) until this transaction ends, then inserts nothing and reads the row.
+      // The primary key decides: a concurrent claim waits here until this transaction ends, then reads the row.
       if ((await sql(CLAIM_IDEMPOTENCY, IDEMPOTENCY.values(r))).length === 1) return undefined;
       const current = await tx.readIdempotency(r.organizationId, r.operationId, r.key);
       if (!current) throw new Error(`idempotency record (${r.organizationId}, ${r.operationId}, ${r.key}) conflicted but cannot be read`);
@@ -184,8 +179,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
 
     insertFault: (f) => run(FAULTS.insert, FAULTS.values(f)),
     takeFault: (organizationId, operationId) =>
-      // The picked row is locked (PostgreSQL) and re-checked, so concurrent takers wait for each other
-      // instead of skipping past a fault still in use: "remaining: 3" faults exactly 3 requests.
+      // The picked row is locked and re-checked: concurrent takers wait for each other, so "remaining: 3" faults exactly 3 requests.
       first(
         FAULTS,
         `UPDATE faults SET remaining = remaining - 1
@@ -207,9 +201,8 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
 
     appendJournal: (organizationId, e) => write(JOURNAL.insert, JOURNAL.values(e, [organizationId])),
     async trimJournal(organizationId, keep) {
-      // The newest `keep` rows stay. Rows are locked in seq order and a row another trim holds is left to it
-      // without waiting (two DELETEs of one organization's rows deadlocked on PostgreSQL, each locking them
-      // in its own plan's order): each row is deleted once, and each trim adds only what it deleted.
+      // Rows are locked in seq order, and one another trim holds is left to it (two DELETEs deadlocked on
+      // PostgreSQL, each locking in its own plan's order): each trim counts only the rows it deleted.
       const deleted = await sql(
         `DELETE FROM journal WHERE seq IN (
            SELECT seq FROM journal WHERE organization_id = $1 AND seq <= (
@@ -227,17 +220,15 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
         'SELECT journal_dropped AS dropped, (SELECT COUNT(*) FROM journal WHERE organization_id = $1) AS stored FROM organizations WHERE id = $1',
         [organizationId],
       );
-      const stored = Number(counts?.stored ?? 0);
-      return { entries: rows.reverse().map((row) => JOURNAL.read(row)), dropped: Number(counts?.dropped ?? 0) + Math.max(0, stored - keep) };
+      return { entries: rows.reverse().map((row) => JOURNAL.read(row)), dropped: Number(counts?.dropped ?? 0) + Math.max(0, Number(counts?.stored ?? 0) - keep) };
     },
   };
   return tx;
 }
 
 /**
- * Store.findCaller's statement: the key whose hash is `hash`, its organization, and whether a fault awaits
- * `operation`, each an SQL expression: parameters ($1, $2) for one lookup (SQLite), or the columns of
- * `from`, an unnest of arrays that postgres-per-turn.ts prepends to look a turn's callers up in one statement.
+ * Store.findCaller's statement; `hash` and `operation` are SQL expressions: parameters for one lookup, or the
+ * columns of `from`, an unnest that postgres-per-turn.ts prepends to look a turn's callers up at once.
  */
 export const findCallerSql = (hash: string, operation: string, from = '') =>
   `SELECT ${hash} AS asked_hash, ${operation} AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,

@@ -26,11 +26,6 @@ interface Batch {
   settle(err?: unknown): void;
 }
 
-function isBusy(err: unknown): boolean {
-  const e = err as { errcode?: number } | null;
-  return typeof e?.errcode === 'number' && (e.errcode & 0xff) === 5; // SQLITE_BUSY and its extended codes
-}
-
 /**
  * Runs `step` until no other connection's lock is in the way, pausing asynchronously, up to BUSY_TIMEOUT_MS.
  * Where waiting could deadlock (switching to WAL a file another process writes), SQLite answers "database
@@ -42,7 +37,8 @@ export async function whenUnlocked<T>(step: () => T): Promise<T> {
     try {
       return step();
     } catch (err) {
-      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      const code = (err as { errcode?: number } | null)?.errcode ?? 0;
+      if ((code & 0xff) !== 5 || Date.now() >= deadline) throw err; // not SQLITE_BUSY (or one of its extended codes)
       await sleep(pause);
     }
   }

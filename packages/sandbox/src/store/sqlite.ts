@@ -67,8 +67,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       if (closed) throw new Error('the store is closed');
       return turns.exclusive(async () => {
         if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS));
-        // In one write transaction: of several processes starting together on one file, one migrates and
-        // the others then find it done.
+        // In one write transaction: of several processes starting together, one migrates, the others find it done.
         await turns.begin();
         try {
           await migrate({ exec: (sql) => db.exec(sql), query: (sql, values = []) => prepare(sql).all(...(values as SQLInputValue[])) as Row[] }, SCHEMA_DIALECT);

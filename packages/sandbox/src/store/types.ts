@@ -136,27 +136,18 @@ export interface Transaction {
   insertTransfer(transfer: TransferRecord): Promise<void>;
   getTransfer(organizationId: string, id: string): Promise<TransferRecord | undefined>;
   updateTransferStatus(organizationId: string, id: string, status: TransferStatus): Promise<TransferRecord | undefined>;
-  /**
-   * What the organization's `pending` and `completed` transfers add up to, per currency (decimal strings):
-   * running totals the transfer writes keep in their transaction, so the read costs the same at any size.
-   */
+  /** What the `pending` and `completed` transfers add up to, per currency: running totals, so it costs the same at any size. */
   debitedTotals(organizationId: string): Promise<Record<string, string>>;
   countTransfers(organizationId?: string): Promise<number>;
 
   insertResource(resource: ResourceRecord): Promise<void>;
   countResources(kind: ResourceRecord['kind'], organizationId?: string): Promise<number>;
 
-  /**
-   * Inserts the record unless the key has a row (INSERT … ON CONFLICT DO NOTHING): undefined when inserted,
-   * else the existing row. A concurrent claim waits on the key until the first transaction ends.
-   */
+  /** Inserts the record unless the key has a row: undefined when inserted, else the row (once the transaction holding it ends). */
   claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
   /** The row of a key as committed; an unresolved one read under a row lock, so one request at a time resolves it. */
   readIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
-  /**
-   * Writes the record of a key readIdempotency did not find, with its result. When a concurrent transaction
-   * took the key meanwhile, the primary key refuses it: the transaction fails with KEY_TAKEN, nothing commits.
-   */
+  /** Writes the record of a key readIdempotency did not find; if another transaction took it meanwhile, fails with KEY_TAKEN. */
   insertIdempotency(record: IdempotencyRecord): Promise<void>;
   /** The row of a key, held until the transaction ends (PostgreSQL: FOR UPDATE). */
   findIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
@@ -210,14 +201,11 @@ export interface Store {
    * GET taking a fault, its journal entry), so each statement may run on its own (no BEGIN, no SAVEPOINT).
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
-  /**
-   * Counts one request in `bucket`'s fixed window starting at `windowStart` (epoch ms); returns the count so
-   * far. Outside any transaction: a rollback does not take a hit back, and no request waits for another's COMMIT.
-   */
+  /** Counts a request in `bucket`'s window from `windowStart` (epoch ms), outside any transaction: no request waits on another's COMMIT. */
   hitRateLimit(bucket: string, windowStart: number): Promise<number>;
   /**
-   * The API key with this SHA-256 hash, its organization, and whether a fault awaits the operation: one read
-   * outside any transaction (it may see what a running transaction wrote: no client can have heard of it yet).
+   * The key with this SHA-256 hash, its organization, whether a fault awaits the operation: read outside any
+   * transaction (it may see what a running one wrote, which no client can have heard of yet).
    */
   findCaller(hash: string, operationId: string): Promise<Caller | undefined>;
   close(): Promise<void>;
