@@ -43,9 +43,7 @@ export class CallerCache {
     if (this.size >= CAPACITY) this.clear();
     let byHash = this.byOperation.get(operationId);
     if (!byHash) this.byOperation.set(operationId, (byHash = new Map()));
-    Object.freeze(caller.key);
-    Object.freeze(caller.organization.funding);
-    Object.freeze(caller.organization);
+    for (const part of [caller.key, caller.organization.funding, caller.organization]) Object.freeze(part);
     this.size++;
     byHash.set(hash, Object.freeze(caller));
     return caller;

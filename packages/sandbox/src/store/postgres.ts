@@ -137,8 +137,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       refuseNested();
       if (closed) throw new Error('the store is closed');
       // A GET: no BEGIN and COMMIT, each statement on its own, its balance read and journal entry in the turn's.
-      if (options?.readOnly) return runTransaction(fn, { sql: (text, values) => run(pool, text, values), dialect: DIALECT, batched: turn });
-      return inTransaction((client, send) => runTransaction(fn, { sql: (text, values) => run(client, text, values), dialect: DIALECT, balanceSlot: slots.get(client)!, send }));
+      if (options?.readOnly) return runTransaction(fn, { ...DIALECT, sql: (text, values) => run(pool, text, values), batched: turn });
+      return inTransaction((client, send) => runTransaction(fn, { ...DIALECT, sql: (text, values) => run(client, text, values), balanceSlot: slots.get(client)!, send }));
     },
 
     async hitRateLimit(bucket, windowStart) {

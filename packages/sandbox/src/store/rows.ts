@@ -33,9 +33,8 @@ export class Table<T extends object> {
   readonly columns: string;
   /** INSERT of a record: `leading` columns first (values() takes their parameters), then the fields'. */
   readonly insert: string;
-  private readonly fields: readonly { name: string; column: string; field: Field }[];
-
   readonly name: string;
+  private readonly fields: readonly { name: string; column: string; field: Field }[];
 
   constructor(name: string, fields: { [K in keyof T]-?: Field }, leading: readonly string[] = []) {
     this.name = name;

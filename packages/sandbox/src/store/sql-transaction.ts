@@ -6,17 +6,9 @@ import { API_KEYS, FAULTS, IDEMPOTENCY, JOURNAL, ORGANIZATIONS, RECIPIENTS, RESO
 import { DEBITING_STATUSES } from './schema.ts';
 import { ConstraintViolation, KEY_TAKEN, type Caller, type Transaction } from './types.ts';
 
-/** Runs one statement of the transaction, returning its rows. */
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
 /** Sends a write without waiting for it (PostgreSQL's pipeline): its failure, as `translate` maps it, fails the COMMIT. */
 export type Send = (sql: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => void;
-
-export interface Dialect {
-  /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
-  forUpdate: string;
-  /** The name of the unique constraint a failed statement broke, if that is why it failed. */
-  violatedConstraint(err: unknown): string | undefined;
-}
 
 /** The running totals of the organizations `where` picks, per currency; SUM is exact on both engines, read as text. */
 export const debitedTotalsOf = (where: string) =>
@@ -53,17 +45,17 @@ export function refuseNested(): void {
 
 export interface Engine {
   sql: Sql;
-  dialect: Dialect;
-  /**
-   * Which of the rows a balance is split into (per organization and currency) this transaction adds to:
-   * PostgreSQL gives each pooled connection its own, so concurrent transfers of one organization never wait
-   * for each other's row lock until COMMIT.
-   */
+  /** Appended to a SELECT whose rows must stay as read until the transaction ends (PostgreSQL's row lock; SQLite's write lock already holds the whole database). */
+  forUpdate: string;
+  /** The name of the unique constraint a failed statement broke, if that is why it failed. */
+  violatedConstraint(err: unknown): string | undefined;
+  /** Which of a balance's rows this transaction adds to: one per PostgreSQL connection, so transfers never wait on each other's. */
   balanceSlot?: number;
   send?: Send | undefined;
   /** Operations the engine runs its own way (PostgreSQL's GETs: in the statements of their event-loop turn). */
   batched?: Pick<Transaction, 'debitedTotals' | 'appendJournal'>;
 }
+export type Dialect = Pick<Engine, 'forUpdate' | 'violatedConstraint'>;
 
 /** Runs `fn` on the engine's operations, which throw once `fn` has settled (a tx kept too long is refused). */
 export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, engine: Engine): Promise<T> {
@@ -81,14 +73,14 @@ export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, eng
   }
 }
 
-function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transaction {
+function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, send }: Engine): Transaction {
   const run = async (statement: string, values?: readonly SqlValue[]) => void (await sql(statement, values));
   const all = async <T extends object>(table: Table<T>, statement: string, values?: readonly SqlValue[]) => (await sql(statement, values)).map((row) => table.read(row));
   const first = async <T extends object>(table: Table<T>, statement: string, values: readonly SqlValue[]) => (await all(table, statement, values))[0];
   const count = async (statement: string, values: readonly SqlValue[]) => Number((await sql(statement, values))[0]?.n ?? 0);
   /** A unique index's refusal as a ConstraintViolation naming the index (or `as`); any other error as is. */
   const violation = (err: unknown, as?: string) => {
-    const constraint = dialect.violatedConstraint(err);
+    const constraint = violatedConstraint(err);
     return constraint ? new ConstraintViolation(as ?? constraint, err) : err;
   };
   /** A write that a unique index may refuse: the refusal becomes a ConstraintViolation naming the index. */
@@ -138,7 +130,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
     },
     getTransfer: (organizationId, id) => first(TRANSFERS, GET_TRANSFER, [organizationId, id]),
     async updateTransferStatus(organizationId, id, status) {
-      const [before] = await sql(`SELECT status FROM transfers WHERE organization_id = $1 AND id = $2${dialect.forUpdate}`, [organizationId, id]);
+      const [before] = await sql(`SELECT status FROM transfers WHERE organization_id = $1 AND id = $2${forUpdate}`, [organizationId, id]);
       if (!before) return undefined;
       const after = (await first(TRANSFERS, `UPDATE transfers SET status = $3 WHERE organization_id = $1 AND id = $2 RETURNING ${TRANSFERS.columns}`, [organizationId, id, status]))!;
       const change = Number(debits(status)) - Number(debits(String(before.status)));
@@ -169,7 +161,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
     },
     // The table's only unique key is the primary key: any refusal means the key is taken.
     insertIdempotency: (r) => write(IDEMPOTENCY.insert, IDEMPOTENCY.values(r), (err) => violation(err, KEY_TAKEN)),
-    findIdempotency: (organizationId, operationId, key) => first(IDEMPOTENCY, READ_IDEMPOTENCY + dialect.forUpdate, [organizationId, operationId, key]),
+    findIdempotency: (organizationId, operationId, key) => first(IDEMPOTENCY, READ_IDEMPOTENCY + forUpdate, [organizationId, operationId, key]),
     async updateIdempotency(organizationId, operationId, key, patch) {
       const keys = [organizationId, operationId, key];
       // Every field given (an undefined body too), so one statement text.
@@ -187,7 +179,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
            SELECT seq FROM faults
            WHERE operation_id = $2 AND remaining > 0 AND (organization_id = $1 OR organization_id IS NULL)
            ORDER BY organization_id IS NULL, created_at, seq
-           LIMIT 1${dialect.forUpdate}
+           LIMIT 1${forUpdate}
          ) AND remaining > 0
          RETURNING *`,
         [organizationId, operationId],
@@ -207,7 +199,7 @@ function sqlTransaction({ sql, dialect, balanceSlot = 0, send }: Engine): Transa
         `DELETE FROM journal WHERE seq IN (
            SELECT seq FROM journal WHERE organization_id = $1 AND seq <= (
              SELECT seq FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2
-           ) ORDER BY seq${dialect.forUpdate && `${dialect.forUpdate} SKIP LOCKED`}
+           ) ORDER BY seq${forUpdate && `${forUpdate} SKIP LOCKED`}
          ) RETURNING 1 AS gone`,
         [organizationId, keep],
       );

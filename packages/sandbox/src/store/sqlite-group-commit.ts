@@ -8,7 +8,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallerCache } from './caller-cache.ts';
 import type { Row } from './rows.ts';
-import { runTransaction, type Dialect, type Sql } from './sql-transaction.ts';
+import { runTransaction, type Dialect, type Engine } from './sql-transaction.ts';
 import type { Transaction } from './types.ts';
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
@@ -46,7 +46,6 @@ export async function whenUnlocked<T>(step: () => T): Promise<T> {
 
 export interface GroupCommitOptions {
   db: DatabaseSync;
-  /** The connection's statement of this text, prepared once. */
   prepare(sql: string): StatementSync;
   dialect: Dialect;
   /** Told of each BEGIN IMMEDIATE (no other connection commits while it holds) and each rollback (it may hold rows taken back). */
@@ -58,9 +57,11 @@ export class GroupCommit {
   private tail: Promise<unknown> = Promise.resolve();
   private batch: Batch | undefined;
   private readonly options: GroupCommitOptions;
+  private readonly engine: Engine;
 
   constructor(options: GroupCommitOptions) {
     this.options = options;
+    this.engine = { ...options.dialect, sql: async (text, values = []) => options.prepare(text).all(...(values as SQLInputValue[])) as Row[] };
   }
 
   /** Runs `fn` in the current batch, in a savepoint unless `readOnly` (Store.transaction); settles after the COMMIT. */
@@ -128,14 +129,12 @@ export class GroupCommit {
     this.options.prepare(sql).run();
   }
 
-  private readonly sql: Sql = async (text, values = []) => this.options.prepare(text).all(...(values as SQLInputValue[])) as Row[];
-
   private async runInBatch(fn: (tx: Transaction) => Promise<unknown>, readOnly: boolean): Promise<{ b: Batch; ok: boolean; value: unknown }> {
     const b = await this.join();
     b.members++;
     if (!readOnly) this.exec('SAVEPOINT logical');
     try {
-      const value = await runTransaction(fn, { sql: this.sql, dialect: this.options.dialect });
+      const value = await runTransaction(fn, this.engine);
       if (!readOnly) this.exec('RELEASE logical');
       return { b, ok: true, value };
     } catch (err) {

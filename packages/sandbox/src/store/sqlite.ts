@@ -84,16 +84,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       });
     },
 
-    // A read joins the batch like any transaction (and answers after its COMMIT), without a savepoint.
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       if (closed) throw new Error('the store is closed');
       refuseNested();
       return turns.run(fn, options?.readOnly === true);
     },
 
-    async hitRateLimit(bucket, windowStart) {
-      return rateCounters.hit(bucket, windowStart);
-    },
+    hitRateLimit: async (bucket, windowStart) => rateCounters.hit(bucket, windowStart),
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
