@@ -4,8 +4,7 @@ import { createPostgresStore } from './postgres.ts';
 import { createSqliteStore } from './sqlite.ts';
 import type { Store } from './types.ts';
 
-export type * from './types.ts';
-export { ConstraintViolation } from './types.ts';
+export * from './types.ts';
 export { createPostgresStore, type PostgresStoreOptions } from './postgres.ts';
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite.ts';
 

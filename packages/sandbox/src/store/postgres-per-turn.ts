@@ -3,20 +3,18 @@
 // entry. A round trip costs both processes more CPU than such a statement, and under load a turn holds a few
 // requests (bench: 2.4 on average at 32 connections; GET balance: 190 → 100 µs of sandbox CPU per request).
 // Each request still gets its own answer, and none is answered before its statement is done.
-import type { Caller } from './types.ts';
-import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, JOURNAL_COLUMNS, toCaller, type Row, type SqlValue } from './sql-transaction.ts';
+import type { JournalEntry } from '../audit/journal.ts';
+import { JOURNAL, type Row, type SqlValue } from './rows.ts';
+import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, toCaller } from './sql-transaction.ts';
 
-// The statements of several requests at once (see perTurn): their inputs as arrays, one per column.
+// The statements of several requests at once: their inputs as arrays, one per column.
 const FIND_CALLERS = findCallerSql('q.hash', 'q.operation_id', 'unnest($1::text[], $2::text[]) AS q(hash, operation_id), ');
 const DEBITED_TOTALS = debitedTotalsOf('organization_id = ANY($1::text[])');
-/** The journal's column types, in JOURNAL_COLUMNS' order. */
-const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean'];
-const APPEND_JOURNAL = `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
+/** The journal's column types, in its INSERT's order (organization_id, then JOURNAL's columns). */
+const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean', 'text'];
+const APPEND_JOURNAL = `INSERT INTO journal (organization_id, ${JOURNAL.columns}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
 
-/**
- * The calls of one event-loop turn, handed to `flush` together once the turn's I/O callbacks have run
- * (setImmediate); each call gets its own answer, in order, and all of them the batch's failure.
- */
+/** The calls of an event-loop turn, flushed together after its I/O callbacks: each gets its answer, all the batch's failure. */
 function perTurn<In, Out>(flush: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
   let queue: { input: In; resolve: (out: Out) => void; reject: (err: unknown) => void }[] = [];
   const send = () => {
@@ -33,58 +31,34 @@ function perTurn<In, Out>(flush: (inputs: In[]) => Promise<Out[]>): (input: In) 
     });
 }
 
-/** One caller lookup: the hash of the presented API key and the operation asked for. */
-export interface CallerRequest {
-  hash: string;
-  operationId: string;
-}
-
-/** Runs one statement outside any transaction (a pooled connection, autocommit). */
-type Run = (text: string, values: readonly SqlValue[]) => Promise<Row[]>;
-
-export interface PerTurnStatements {
-  findCaller(asked: CallerRequest): Promise<Caller | undefined>;
-  /** One hit of `bucket`'s window starting at `windowStart`: the count so far, this hit included. */
-  hitRateLimits(hit: { bucket: string; windowStart: number }): Promise<number>;
-  debitedTotals(organizationId: string): Promise<Record<string, string>>;
-  /** One journal row's values (journalValues), stored before the promise resolves. */
-  appendJournal(values: SqlValue[]): Promise<undefined>;
-}
-
-export function perTurnStatements(run: Run): PerTurnStatements {
-  const findCaller = perTurn(async (asked: CallerRequest[]) => {
+/** `run`: one statement outside any transaction (a pooled connection, autocommit). */
+export function perTurnStatements(run: (text: string, values: readonly SqlValue[]) => Promise<Row[]>) {
+  const findCaller = perTurn(async (asked: { hash: string; operationId: string }[]) => {
     const rows = await run(FIND_CALLERS, [asked.map((r) => r.hash), asked.map((r) => r.operationId)]);
     const found = new Map(rows.map((row) => [`${String(row.asked_hash)} ${String(row.asked_operation)}`, toCaller(row)]));
     return asked.map((r) => found.get(`${r.hash} ${r.operationId}`));
   });
 
   /**
-   * One statement for a turn's hits: each (bucket, window) gets all its hits at once, and each hit the count
-   * it made (the counts in between, in order); a bucket's windows a day older than its oldest one here go.
+   * One statement for a turn's hits: each (bucket, window) counted once with all its hits, in one order on
+   * every instance (so two instances lock rows alike); a bucket's windows a day older than its oldest one here
+   * go. Each hit gets the count it made: the window's count before the turn, plus its place among the hits.
    */
   const hitRateLimits = perTurn(async (hits: { bucket: string; windowStart: number }[]) => {
-    const windows = new Map<string, { bucket: string; windowStart: number; hits: number; seen: number; count: number }>();
-    for (const { bucket, windowStart } of hits) {
-      const name = `${windowStart} ${bucket}`;
-      const window = windows.get(name) ?? { bucket, windowStart, hits: 0, seen: 0, count: 0 };
-      windows.set(name, window);
-      window.hits++;
-    }
-    // In one order on every instance, so two instances' statements lock the same rows in the same order.
-    const sorted = [...windows.keys()].sort().map((name) => windows.get(name)!);
     const rows = await run(
-      `WITH hits AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS h(bucket, window_start, hits)),
+      `WITH hits AS (SELECT bucket, window_start, COUNT(*) AS hits FROM unnest($1::text[], $2::bigint[]) AS h(bucket, window_start) GROUP BY bucket, window_start),
          oldest AS (SELECT bucket, MIN(window_start) AS window_start FROM hits GROUP BY bucket),
-         pruned AS (DELETE FROM rate_counters r USING oldest WHERE r.bucket = oldest.bucket AND r.window_start < oldest.window_start - 86400000)
-       INSERT INTO rate_counters (bucket, window_start, count) SELECT bucket, window_start, hits FROM hits
-       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + excluded.count
-       RETURNING bucket, window_start, count`,
-      [sorted.map((w) => w.bucket), sorted.map((w) => w.windowStart), sorted.map((w) => w.hits)],
+         pruned AS (DELETE FROM rate_counters r USING oldest WHERE r.bucket = oldest.bucket AND r.window_start < oldest.window_start - 86400000),
+         counted AS (INSERT INTO rate_counters (bucket, window_start, count) SELECT bucket, window_start, hits FROM hits ORDER BY bucket, window_start
+           ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING bucket, window_start, count)
+       SELECT bucket, window_start, count - hits AS before FROM counted JOIN hits USING (bucket, window_start)`,
+      [hits.map((h) => h.bucket), hits.map((h) => h.windowStart)],
     );
-    for (const row of rows) windows.get(`${Number(row.window_start)} ${String(row.bucket)}`)!.count = Number(row.count);
+    const counts = new Map(rows.map((row) => [`${Number(row.window_start)} ${String(row.bucket)}`, Number(row.before)]));
     return hits.map(({ bucket, windowStart }) => {
-      const window = windows.get(`${windowStart} ${bucket}`)!;
-      return window.count - window.hits + ++window.seen;
+      const name = `${windowStart} ${bucket}`;
+      counts.set(name, counts.get(name)! + 1);
+      return counts.get(name)!;
     });
   });
 
@@ -93,10 +67,10 @@ export function perTurnStatements(run: Run): PerTurnStatements {
     const rows = await run(DEBITED_TOTALS, [organizations]);
     return organizations.map((organizationId) => debitedTotalsFrom(rows, organizationId));
   });
-  const appendJournal = perTurn(async (entries: SqlValue[][]) => {
-    await run(APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => entries.map((values) => values[i])) as SqlValue[]);
-    return entries.map(() => undefined);
+  const appendRows = perTurn(async (rows: SqlValue[][]) => {
+    await run(APPEND_JOURNAL, JOURNAL_COLUMN_TYPES.map((_, i) => rows.map((values) => values[i])) as SqlValue[]);
+    return rows.map(() => undefined);
   });
 
-  return { findCaller, hitRateLimits, debitedTotals, appendJournal };
+  return { findCaller, hitRateLimits, debitedTotals, appendJournal: (organizationId: string, entry: JournalEntry) => appendRows(JOURNAL.values(entry, [organizationId])) };
 }

@@ -1,16 +1,12 @@
-// The shared store: PostgreSQL through node-postgres (`pg`), for several sandbox instances on one database.
-// Each transaction() is one pooled connection in BEGIN … COMMIT at READ COMMITTED, running the operations of
-// sql-transaction.ts as named (prepared once per connection) statements. What keeps instances apart is the
-// schema's unique keys (a second claimer of an Idempotency-Key waits on the key until the first commits,
-// then finds its row) and row locks (FOR UPDATE); no row is updated by every request: a balance is split
-// into slots, and rate counters live outside the data transactions. A round trip costs both processes more
-// CPU than a small statement, so what every request does outside a transaction (its caller, its rate-limit
-// hits, and a GET's balance read and journal entry) is sent once per event-loop turn for all its requests
-// (postgres-per-turn.ts).
+// The shared store: PostgreSQL through node-postgres, for several sandbox instances on one database. Each
+// transaction() is a pooled connection in BEGIN … COMMIT at READ COMMITTED, running named statements. The
+// schema's unique keys and row locks keep instances apart; no row is updated by every request (a balance is
+// split into slots; rate counters live outside the transactions, postgres-per-turn.ts).
 import { Pool, type PoolClient } from 'pg';
-import { migrationsFrom, type SchemaDialect } from './schema.ts';
+import { migrate, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
-import { journalValues, refuseNested, runningTransaction, sqlTransaction, type Dialect, type Row, type Send, type Sql, type SqlValue } from './sql-transaction.ts';
+import type { Row, SqlValue } from './rows.ts';
+import { refuseNested, runTransaction, type Dialect, type Send } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -24,7 +20,6 @@ const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS ID
 
 const DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
-  skipLocked: ' FOR UPDATE SKIP LOCKED',
   violatedConstraint(err) {
     const e = err as { code?: string; constraint?: string } | null;
     return e?.code === '23505' ? e.constraint : undefined; // unique_violation
@@ -38,9 +33,8 @@ export const BALANCE_SLOTS = 16;
 const MIGRATION_LOCK = 0x73616e64626f78n.toString();
 
 /**
- * Rate-limit counters shared by every instance: an UNLOGGED table (no WAL, so a hit's commit waits for no
- * fsync; the counts are lost if PostgreSQL crashes, which only resets windows), the hits of an event-loop
- * turn one autocommit statement outside any transaction. A client sees fixed windows counted across instances.
+ * Rate-limit counters shared by every instance: UNLOGGED (no WAL, so a hit waits for no fsync; a crash of
+ * PostgreSQL empties it, which only resets windows), written outside any transaction.
  */
 const RATE_COUNTERS = `
   CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (
@@ -66,8 +60,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
   });
-  // An idle pooled connection that breaks (server restart) is dropped by the pool; without a listener the
-  // 'error' event would end the process.
+  // An idle pooled connection that breaks (server restart) is dropped; unheard, the 'error' would end the process.
   pool.on('error', (err) => process.emitWarning(`PostgreSQL store: idle connection error: ${err.message}`));
   let closed = false;
 
@@ -75,16 +68,13 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
 
   /**
-   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection
-   * pipelines (pg's `pipeline`: each statement is written at once, with its own Sync), so what needs no
-   * answer does not wait for one: BEGIN goes out with the first statement, and the writes `work` sends
-   * (`Send`) with COMMIT. A statement that fails aborts the transaction on the server, and COMMIT answers
-   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws. BEGIN itself cannot
-   * fail but by the connection breaking, which fails every statement behind it too. Only a connection that
-   * ended cleanly goes back to the pool.
+   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection pipelines
+   * (each statement written at once, with its own Sync), so BEGIN goes out with the first statement and the
+   * writes `work` sends (`Send`) with COMMIT. A failed statement aborts the transaction and COMMIT answers
+   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws (BEGIN fails only
+   * with the connection, and so does everything behind it). Only a cleanly ended connection is reused.
    */
   async function inTransaction<T>(work: (client: PoolClient, send: Send) => Promise<T>): Promise<T> {
-    if (closed) throw new Error('the store is closed');
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
@@ -124,71 +114,31 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
   const turn = perTurnStatements((text, values) => run(pool, text, values));
 
-  // Each pooled connection adds its transfers to a balance row of its own (see sqlTransaction): with slots
-  // picked at random, 16 concurrent transfers of one organization met a taken row most of the time and
-  // waited for its COMMIT (bench: the upsert averaged 0.7 ms, nearly all of it waiting). Another instance
-  // starts at another slot, so one of its connections shares each row.
+  // A balance slot per connection (Engine.balanceSlot), another instance starting elsewhere: slots picked at
+  // random mostly met a taken row (bench: the upsert averaged 0.7 ms, nearly all of it waiting for a COMMIT).
   const slots = new WeakMap<PoolClient, number>();
   let nextSlot = Math.floor(Math.random() * BALANCE_SLOTS);
-  const balanceSlotOf = (client: PoolClient): number => {
-    let slot = slots.get(client);
-    if (slot === undefined) slots.set(client, (slot = nextSlot++ % BALANCE_SLOTS));
-    return slot;
-  };
-
-  /**
-   * A read-only transaction (a GET): no BEGIN and COMMIT, each statement on its own through the pool, and its
-   * balance read and journal entry in the statements the turn's GETs share.
-   */
-  async function readOnly<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    if (closed) throw new Error('the store is closed');
-    const state = { open: true };
-    const ended = () => Promise.reject(new Error('a tx used after its transaction ended'));
-    const tx = sqlTransaction((text, values) => (state.open ? run(pool, text, values) : ended()), DIALECT);
-    tx.debitedTotals = (organizationId) => (state.open ? turn.debitedTotals(organizationId) : ended());
-    tx.appendJournal = (organizationId, entry) => (state.open ? turn.appendJournal(journalValues(organizationId, entry)) : ended());
-    try {
-      return await runningTransaction.run(state, () => fn(tx));
-    } finally {
-      state.open = false;
-    }
-  }
+  pool.on('connect', (client) => slots.set(client, nextSlot++ % BALANCE_SLOTS));
 
   return {
     kind: 'postgres',
 
     async migrate() {
+      if (closed) throw new Error('the store is closed');
       await inTransaction(async (client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
-        await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
-        const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
-        const version = Number(rows[0]?.version ?? 0);
-        for (const step of migrationsFrom(version, SCHEMA_DIALECT)) {
-          await client.query(step.sql);
-          for (const v of step.versions) await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v, new Date().toISOString()]);
-        }
+        await migrate({ exec: (sql) => client.query(sql), query: async (sql, values) => (await client.query<Row>(sql, values)).rows }, SCHEMA_DIALECT);
         await client.query(RATE_COUNTERS);
       });
     },
 
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       refuseNested();
-      if (options?.readOnly) return readOnly(fn);
-      return inTransaction(async (client, send) => {
-        const state = { open: true };
-        const ended = new Error('a tx used after its transaction ended');
-        const sql: Sql = (text, values) => (state.open ? run(client, text, values) : Promise.reject(ended));
-        const sendWhileOpen: Send = (text, values, translate) => {
-          if (!state.open) throw ended;
-          send(text, values, translate);
-        };
-        try {
-          return await runningTransaction.run(state, () => fn(sqlTransaction(sql, DIALECT, balanceSlotOf(client), sendWhileOpen)));
-        } finally {
-          state.open = false;
-        }
-      });
+      if (closed) throw new Error('the store is closed');
+      // A GET: no BEGIN and COMMIT, each statement on its own, its balance read and journal entry in the turn's.
+      if (options?.readOnly) return runTransaction(fn, { ...DIALECT, sql: (text, values) => run(pool, text, values), batched: turn });
+      return inTransaction((client, send) => runTransaction(fn, { ...DIALECT, sql: (text, values) => run(client, text, values), balanceSlot: slots.get(client)!, send }));
     },
 
     async hitRateLimit(bucket, windowStart) {

@@ -1,9 +1,7 @@
-// Fixed-window rate-limit counters of the embedded store, kept in the process's memory rather than in
-// SQLite. Every authenticated request counts, so a counter in the database would cost every request (a
-// GET balance included) a write and a share of a COMMIT; here it costs a Map lookup. What that gives up,
-// on purpose: counts start over when the process restarts, and two sandbox processes on one SQLite file
-// count separately. Limits shared by several instances are a PostgreSQL feature (postgres.ts). A counter
-// is not data: a request's rollback does not take its hit back.
+// Fixed-window rate-limit counters of the embedded store, in the process's memory rather than in SQLite: in
+// the database, every request (a GET balance included) would cost a write and a share of a COMMIT; here, a
+// Map lookup. Given up on purpose: counts start over when the process restarts, and two processes on one
+// SQLite file count separately (shared limits are PostgreSQL's). A rollback does not take a hit back.
 
 /** A bucket's windows older than this, relative to a new window of the same bucket, are dropped. */
 const KEEP_MS = 86_400_000;

@@ -1,14 +1,14 @@
 // The sandbox's schema, written once for node:sqlite and PostgreSQL. Its promises are constraints, so they
 // hold whatever our code does and however many instances write at once:
-// - idempotency (organization_id, operation_id, idem_key): one record per key and operation, so one
-//   resource per key (claimIdempotency is INSERT … ON CONFLICT DO NOTHING on it);
+// - idempotency (organization_id, operation_id, idem_key): one record, so one resource, per key and operation;
 // - recipients_active_nickname: one ACTIVE recipient per nickname within an organization (section 2);
 // - recipients_unique_pix_key: one recipient per PIX key within an organization (section 7,
 //   recipient_already_exists);
 // - transfers (organization_id, id): a transfer id names one transfer of one organization;
 // - balances: the running totals a balance read sums (a few rows per organization and currency).
-// Types are ones both engines read alike: booleans are `boolean` (bound as 1/0, which PostgreSQL's boolean
-// input accepts), JSON is text, amounts are the canonical decimal string plus bigint cents.
+// Types are ones both engines read alike (rows.ts): booleans are `boolean`, JSON is text, amounts are the
+// canonical decimal string plus bigint cents.
+import type { Row } from './rows.ts';
 
 /** What differs between the engines in the DDL. */
 export interface SchemaDialect {
@@ -16,23 +16,19 @@ export interface SchemaDialect {
   identity: string;
   /** How a legacy (version < 5) table orders its rows by insertion: SQLite's rowid, PostgreSQL's seq column. */
   legacyInsertionOrder: 'rowid' | 'seq';
-  /**
-   * `UNLOGGED ` on PostgreSQL for tables that are a record, not data a client was promised (the journal): no
-   * WAL, so a GET's journal row (an autocommit statement) waits for no fsync; PostgreSQL empties such a table
-   * after a crash of the server. Empty on SQLite.
-   */
+  /** PostgreSQL's `UNLOGGED ` for a record no client was promised (the journal): a GET's row waits for no fsync, a crash empties it. */
   unlogged: string;
 }
 
 /** The version currentSchema() and upgradeFromLegacy() produce; MIGRATIONS carry it further. */
-export const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 5;
 
 /** The transfer statuses that debit the organization's balance (a failed or cancelled transfer moved nothing). */
 export const DEBITING_STATUSES: readonly string[] = Object.freeze(['pending', 'completed']);
 
 const TABLES = ['organizations', 'api_keys', 'recipients', 'transfers', 'resources', 'idempotency', 'faults'] as const;
 
-export function currentSchema(d: SchemaDialect): string {
+function currentSchema(d: SchemaDialect): string {
   return `
     CREATE TABLE organizations (
       seq ${d.identity},
@@ -142,11 +138,10 @@ const LEGACY_COLUMNS: Record<(typeof TABLES)[number], string> = {
 const asText = (columns: string) => columns.replace(/\b(funding|body)\b/g, 'CAST($1 AS text)');
 
 /**
- * Carries a database of an earlier sandbox (schema versions 1–4: the same tables, without the unique
- * indexes and the balances) forward to the current schema, every row kept in its insertion order: the old
- * tables are renamed, the current ones created, the rows copied, the running balances summed once.
+ * Carries a database of schema versions 1–4 (the same tables, without the unique indexes and the balances)
+ * forward, every row kept in its insertion order, and sums the running balances once.
  */
-export function upgradeFromLegacy(d: SchemaDialect): string {
+function upgradeFromLegacy(d: SchemaDialect): string {
   const order = (table: string) =>
     table === 'faults' ? 'seq' : d.legacyInsertionOrder === 'rowid' ? 'rowid' : ['organizations', 'recipients'].includes(table) ? 'seq' : 'created_at';
   const renames = TABLES.map((t) => `ALTER TABLE ${t} RENAME TO legacy_${t};`).join('\n');
@@ -164,10 +159,7 @@ export function upgradeFromLegacy(d: SchemaDialect): string {
   `;
 }
 
-/**
- * Changes after version 5, in order: a database at version 5 (fresh or upgraded from a legacy one) gets
- * each one whose version is above its own, in one transaction with the rest of migrate().
- */
+/** Changes after version 5, in order: a database gets each one above its version, in migrate()'s transaction. */
 export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => string }[] = [
   {
     // Issue 13: per-organization test clocks and the traffic journal.
@@ -202,13 +194,15 @@ export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => 
   },
 ];
 
-/** The version a database has once every migration is applied. */
-export const LATEST_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), SCHEMA_VERSION);
-
-/** The SQL that brings a database at `version` (0: empty) to LATEST_VERSION, and the versions it records. */
-export function migrationsFrom(version: number, d: SchemaDialect): { sql: string; versions: number[] }[] {
-  const steps: { sql: string; versions: number[] }[] = [];
-  if (version < SCHEMA_VERSION) steps.push({ sql: version === 0 ? currentSchema(d) : upgradeFromLegacy(d), versions: [SCHEMA_VERSION] });
-  for (const m of MIGRATIONS) if (m.version > Math.max(version, SCHEMA_VERSION)) steps.push({ sql: m.sql(d), versions: [m.version] });
-  return steps;
+/** Brings the database to the newest version, recording each; `db`: inside the transaction migrate() runs in. */
+export async function migrate(db: { exec(script: string): unknown; query(sql: string, values?: unknown[]): Promise<Row[]> | Row[] }, d: SchemaDialect): Promise<void> {
+  await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
+  const [row] = await db.query('SELECT MAX(version) AS version FROM schema_migrations');
+  const version = Number(row?.version ?? 0);
+  const steps = MIGRATIONS.filter((m) => m.version > Math.max(version, SCHEMA_VERSION));
+  if (version < SCHEMA_VERSION) steps.unshift({ version: SCHEMA_VERSION, sql: version === 0 ? currentSchema : upgradeFromLegacy });
+  for (const step of steps) {
+    await db.exec(step.sql(d));
+    await db.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [step.version, new Date().toISOString()]);
+  }
 }

@@ -1,18 +1,20 @@
-// How the embedded store's logical transactions share its one SQLite connection. A connection has one
-// transaction at a time while many requests run at once, so logical transactions take turns (one queue),
-// and those of one event-loop turn share one SQLite transaction (group commit):
-// - the first of a batch takes the database's write lock (BEGIN IMMEDIATE; another process on the file
-//   waits for it asynchronously, never blocking this event loop for long);
-// - each logical transaction runs in its own SAVEPOINT, rolled back alone when it throws;
-// - the batch COMMITs once the turn's transactions are done, and only then does any of them return: what
-//   a request acknowledges is in the WAL (it survives a crash of the process; with synchronous=NORMAL a
-//   power loss may undo the last commits, never corrupt them).
-import type { DatabaseSync } from 'node:sqlite';
-import { runningTransaction, type Row, type Sql, type SqlValue } from './sql-transaction.ts';
+// How the embedded store's logical transactions share its one SQLite connection: they take turns (one
+// queue), and those of one event-loop turn share one SQLite transaction (group commit). The first of a batch
+// takes the write lock (BEGIN IMMEDIATE, waited for asynchronously); each runs in its own SAVEPOINT, rolled
+// back alone when it throws; the batch COMMITs once the turn's transactions are done, and only then does any
+// of them return: what a request acknowledges is in the WAL (it survives a crash of the process; with
+// synchronous=NORMAL a power loss may undo the last commits, never corrupt them).
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallerCache } from './caller-cache.ts';
+import type { Row } from './rows.ts';
+import { runTransaction, type Dialect, type Engine } from './sql-transaction.ts';
 import type { Transaction } from './types.ts';
 
 /** Logical transactions per COMMIT at most, so a steady stream of requests still commits regularly. */
 const MAX_BATCH = 256;
+/** How long the store waits for a lock another process holds before failing. */
+const BUSY_TIMEOUT_MS = 10_000;
 
 /** One SQLite transaction shared by the logical transactions of a turn; none returns before `committed`. */
 interface Batch {
@@ -24,25 +26,19 @@ interface Batch {
   settle(err?: unknown): void;
 }
 
-function isBusy(err: unknown): boolean {
-  const e = err as { errcode?: number } | null;
-  return typeof e?.errcode === 'number' && (e.errcode & 0xff) === 5; // SQLITE_BUSY and its extended codes
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Runs `step` until no other connection's lock is in the way, waiting asynchronously between tries, up to
- * `timeoutMs`. SQLite returns "database is locked" at once, without its busy handler, where waiting could
- * deadlock (switching a file another process is writing to WAL): a retry after a pause is what works.
+ * Runs `step` until no other connection's lock is in the way, pausing asynchronously, up to BUSY_TIMEOUT_MS.
+ * Where waiting could deadlock (switching to WAL a file another process writes), SQLite answers "database
+ * is locked" at once, without its busy handler: a retry after a pause is what works.
  */
-export async function whenUnlocked(step: () => void, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+export async function whenUnlocked<T>(step: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
     try {
       return step();
     } catch (err) {
-      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      const code = (err as { errcode?: number } | null)?.errcode ?? 0;
+      if ((code & 0xff) !== 5 || Date.now() >= deadline) throw err; // not SQLITE_BUSY (or one of its extended codes)
       await sleep(pause);
     }
   }
@@ -50,18 +46,10 @@ export async function whenUnlocked(step: () => void, timeoutMs: number): Promise
 
 export interface GroupCommitOptions {
   db: DatabaseSync;
-  /** Runs a statement without parameters on the connection (prepared once). */
-  exec(sql: string): void;
-  /** Runs a statement with its parameters, returning its rows (prepared once). */
-  query(sql: string, values: readonly SqlValue[]): Row[];
-  /** How long BEGIN IMMEDIATE waits for another connection's write lock before failing. */
-  busyTimeoutMs: number;
-  /** The Transaction a logical transaction acts through, over its statements. */
-  transactionOver(sql: Sql): Transaction;
-  /** Called right after each BEGIN IMMEDIATE, while the write lock is held. */
-  afterBegin(): void;
-  /** Called whenever work may have been rolled back (a logical transaction failed, or a batch did). */
-  afterRollback(): void;
+  prepare(sql: string): StatementSync;
+  dialect: Dialect;
+  /** Told of each BEGIN IMMEDIATE (no other connection commits while it holds) and each rollback (it may hold rows taken back). */
+  callers: Pick<CallerCache, 'noticeOtherWriters' | 'clear'>;
 }
 
 export class GroupCommit {
@@ -69,31 +57,25 @@ export class GroupCommit {
   private tail: Promise<unknown> = Promise.resolve();
   private batch: Batch | undefined;
   private readonly options: GroupCommitOptions;
+  private readonly engine: Engine;
 
   constructor(options: GroupCommitOptions) {
     this.options = options;
+    this.engine = { ...options.dialect, sql: async (text, values = []) => options.prepare(text).all(...(values as SQLInputValue[])) as Row[] };
   }
 
-  /**
-   * Runs `fn` as one logical transaction of the current batch, in its own savepoint unless `readOnly` (its
-   * writes are single statements, each atomic on its own, as PostgreSQL runs them); settles after the COMMIT.
-   */
+  /** Runs `fn` in the current batch, in a savepoint unless `readOnly` (Store.transaction); settles after the COMMIT. */
   async run<T>(fn: (tx: Transaction) => Promise<T>, readOnly: boolean): Promise<T> {
-    const { b, ok, value } = await this.take(() => this.runInBatch(fn, readOnly));
+    const { b, ok, value } = await this.exclusive(() => this.runInBatch(fn, readOnly));
     await b.committed;
     if (!ok) throw value;
     return value as T;
   }
 
-  /** Runs `step` in the queue's next turn, alone (no batch is open while it runs). */
-  exclusive<T>(step: () => Promise<T>): Promise<T> {
-    return this.take(step);
-  }
-
   /** BEGIN IMMEDIATE, retried asynchronously while another connection holds the write lock. */
   async begin(): Promise<void> {
-    await whenUnlocked(() => this.options.exec('BEGIN IMMEDIATE'), this.options.busyTimeoutMs);
-    this.options.afterBegin();
+    await whenUnlocked(() => this.exec('BEGIN IMMEDIATE'));
+    this.options.callers.noticeOtherWriters();
   }
 
   /** Waits for every queued turn, then commits the batch still open. */
@@ -102,7 +84,8 @@ export class GroupCommit {
     if (this.batch) this.commit(this.batch);
   }
 
-  private take<T>(step: () => Promise<T>): Promise<T> {
+  /** Runs `step` in the queue's next turn, alone (no batch is open while it runs). */
+  exclusive<T>(step: () => Promise<T>): Promise<T> {
     const turn = this.tail.then(step);
     this.tail = turn.catch(() => undefined);
     return turn;
@@ -125,13 +108,13 @@ export class GroupCommit {
     let failure = b.lost;
     if (failure === undefined) {
       try {
-        this.options.exec('COMMIT');
+        this.exec('COMMIT');
       } catch (err) {
         failure = err;
       }
     }
     if (failure !== undefined && this.options.db.isTransaction) this.options.db.exec('ROLLBACK');
-    if (failure !== undefined) this.options.afterRollback();
+    if (failure !== undefined) this.options.callers.clear();
     b.settle(failure);
   }
 
@@ -139,34 +122,31 @@ export class GroupCommit {
   private queueCommit(b: Batch): void {
     if (b.commitQueued) return;
     b.commitQueued = true;
-    setImmediate(() => void this.take(async () => this.commit(b)));
+    setImmediate(() => void this.exclusive(async () => this.commit(b)));
+  }
+
+  private exec(sql: string): void {
+    this.options.prepare(sql).run();
   }
 
   private async runInBatch(fn: (tx: Transaction) => Promise<unknown>, readOnly: boolean): Promise<{ b: Batch; ok: boolean; value: unknown }> {
-    const { db, exec, query } = this.options;
     const b = await this.join();
     b.members++;
-    const state = { open: true };
-    const sql: Sql = async (text, values = []) => {
-      if (!state.open) throw new Error('a tx used after its transaction ended');
-      return query(text, values);
-    };
-    if (!readOnly) exec('SAVEPOINT logical');
+    if (!readOnly) this.exec('SAVEPOINT logical');
     try {
-      const value = await runningTransaction.run(state, () => fn(this.options.transactionOver(sql)));
-      if (!readOnly) exec('RELEASE logical');
+      const value = await runTransaction(fn, this.engine);
+      if (!readOnly) this.exec('RELEASE logical');
       return { b, ok: true, value };
     } catch (err) {
-      this.options.afterRollback(); // what is rolled back may have been read meanwhile
-      if (!db.isTransaction) {
+      this.options.callers.clear();
+      if (!this.options.db.isTransaction) {
         b.lost = err; // SQLite rolled the batch back (e.g. disk full): the others' work is gone too
       } else if (!readOnly) {
-        exec('ROLLBACK TO logical');
-        exec('RELEASE logical');
+        this.exec('ROLLBACK TO logical');
+        this.exec('RELEASE logical');
       }
       return { b, ok: false, value: err };
     } finally {
-      state.open = false;
       this.queueCommit(b);
     }
   }

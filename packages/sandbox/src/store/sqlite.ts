@@ -1,50 +1,27 @@
 // The embedded store: node:sqlite (built into Node 24), one connection per store, on a file (WAL) or in
 // memory. Logical transactions share the connection in turns, those of one event-loop turn in one SQLite
-// transaction (sqlite-group-commit.ts). Callers (a key, its organization, a pending fault) are cached
-// between requests, and the database says when to drop them (watchCallerRows). The operations themselves
-// are sql-transaction.ts, shared with PostgreSQL.
+// transaction (sqlite-group-commit.ts); callers are cached between requests (caller-cache.ts).
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { CallerCache } from './caller-cache.ts';
 import { RateCounters } from './rate-counters.ts';
-import { migrationsFrom, type SchemaDialect } from './schema.ts';
-import { findCallerSql, refuseNested, sqlTransaction, toCaller, type Dialect, type Row } from './sql-transaction.ts';
+import { migrate, type SchemaDialect } from './schema.ts';
+import type { Row } from './rows.ts';
+import { refuseNested, type Dialect } from './sql-transaction.ts';
 import { GroupCommit, whenUnlocked } from './sqlite-group-commit.ts';
-import type { Caller, Store, Transaction } from './types.ts';
+import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
   file?: string | undefined;
-  /** How long the store waits for a lock another process holds before failing (default 10 s). */
-  busyTimeoutMs?: number | undefined;
 }
 
 const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
 
-const FIND_CALLER = findCallerSql('$1', '$2');
-
-/** The tables a caller is read from (findCallerSql): a write to any of them empties the caller cache. */
-const CALLER_TABLES = ['organizations', 'api_keys', 'faults'];
-/** Columns of those tables no caller reads: the journal trim's count changes often and must not empty the cache. */
-const NOT_READ_BY_CALLERS = new Set(['journal_dropped']);
-const CALLER_ROWS_CHANGED = 'sandbox_caller_rows_changed';
-
-/** The TEMP triggers that call back on a write to a caller table (UPDATE: of a column a caller reads). */
-function callerTriggers(db: DatabaseSync): string {
-  return CALLER_TABLES.flatMap((table) => {
-    const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as Row[]).map((c) => String(c.name)).filter((c) => !NOT_READ_BY_CALLERS.has(c));
-    return ['INSERT', 'DELETE', `UPDATE OF ${columns.join(', ')}`].map(
-      (event) => `CREATE TEMP TRIGGER IF NOT EXISTS callers_${table}_${event.slice(0, 6).toLowerCase()} AFTER ${event} ON main.${table} BEGIN SELECT ${CALLER_ROWS_CHANGED}(); END;`,
-    );
-  }).join('\n');
-}
-
 /**
- * The file's settings, applied when the store is migrated (any of them may meet another process's lock):
- * WAL, synchronous=NORMAL, and a checkpoint every 10,000 WAL pages rather than SQLite's 1,000 (a checkpoint
- * stalls the event loop for a few ms; this keeps it out of most requests' latency: bench p99 of new-key
- * transfers 7–9 → 3–5 ms). Checkpoints in a worker thread instead were measured and not kept: they removed
- * every stalled COMMIT (20–45 ms, 40–48 per bench run), but not the UUID-key POST p99 on a disk (it is set
- * by the WAL's writes; on tmpfs it fell under 5 ms), for 6–12 µs more CPU per request and ~20 MB of RSS.
+ * Applied by migrate() (any may meet another process's lock). A checkpoint every 10,000 WAL pages, not 1,000:
+ * one stalls the event loop for a few ms (bench p99 of new-key transfers 7–9 → 3–5 ms). Checkpoints in a
+ * worker thread were measured and not kept: no stalled COMMITs, but the same UUID-key POST p99 on a disk (set
+ * by the WAL's writes), for 6–12 µs more CPU per request and ~20 MB of RSS.
  */
 const FILE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000';
 
@@ -58,58 +35,9 @@ function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
   return names;
 }
 
-/**
- * The caller cache and what keeps it true to the database, which findCaller would otherwise read:
- * - this connection's writes to the caller tables, committed or not (a lookup sees what the open batch
- *   wrote), empty it at once: a TEMP trigger on each calls back into this process;
- * - a rollback empties it (runInBatch, commit), since it may hold rows the rollback took back;
- * - `PRAGMA data_version` changes when another connection (another process on the file) has committed:
- *   read before each lookup made outside this connection's write lock, and once at each BEGIN IMMEDIATE
- *   (while the lock is held, no other connection commits).
- */
-function watchCallerRows(db: DatabaseSync, prepare: (sql: string) => StatementSync) {
-  const cache = new CallerCache();
-  let seenVersion: unknown;
-  db.function(CALLER_ROWS_CHANGED, () => {
-    cache.clear();
-    return null;
-  });
-  return {
-    cache,
-    noticeOtherWriters(): void {
-      const version = (prepare('PRAGMA data_version').get() as Row).data_version;
-      if (version === seenVersion) return;
-      seenVersion = version;
-      cache.clear();
-    },
-  };
-}
-
-/**
- * Creates or upgrades the schema in one write transaction: of several processes starting together on one
- * file, one migrates and the others then find it done.
- */
-async function migrateSchema(db: DatabaseSync, begin: () => Promise<void>): Promise<void> {
-  await begin();
-  try {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
-    const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as Row;
-    for (const step of migrationsFrom(Number(row.version ?? 0), SCHEMA_DIALECT)) {
-      db.exec(step.sql);
-      for (const v of step.versions) db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(v, new Date().toISOString());
-    }
-    db.exec('COMMIT');
-  } catch (err) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw err;
-  }
-}
-
 export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const file = !options.file || options.file === ':memory:' ? ':memory:' : options.file;
-  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-  // Loaded here, not imported at the top: a process that never opens an embedded store (the PostgreSQL
-  // store, the kit's client mode against --base-url) must not need node:sqlite (issue 23).
+  // Loaded here: a process that never opens an embedded store must not need node:sqlite (issue 23).
   const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(file);
   db.exec('PRAGMA busy_timeout = 5'); // SQLite's own wait blocks the event loop: keep it short, and wait in whenUnlocked
   const statements = new Map<string, StatementSync>();
@@ -118,37 +46,18 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     if (!statement) statements.set(sql, (statement = db.prepare(sql.replace(/\$(\d+)/g, '?$1'))));
     return statement;
   };
-  const exec = (sql: string) => prepare(sql).run();
   let constraintNames = new Map<string, string>();
   const dialect: Dialect = {
     forUpdate: '', // the batch holds the database's write lock
-    skipLocked: '',
     violatedConstraint(err) {
       const message = /^UNIQUE constraint failed: (.+)$/.exec(String((err as Error | null)?.message));
       return message ? (constraintNames.get(message[1]!) ?? message[1]) : undefined;
     },
   };
   const rateCounters = new RateCounters();
-  const callers = watchCallerRows(db, prepare);
-  const lookUpCaller = (hash: string, operationId: string): Caller | undefined => {
-    const cached = callers.cache.get(hash, operationId);
-    if (cached) return cached;
-    const row = prepare(FIND_CALLER).get(hash, operationId) as Row | undefined;
-    if (!row) return undefined; // not kept: a key that does not exist costs its lookup every time
-    const caller = toCaller(row);
-    callers.cache.set(hash, operationId, caller);
-    return caller;
-  };
+  const callers = new CallerCache(db, prepare);
 
-  const turns = new GroupCommit({
-    db,
-    exec,
-    query: (sql, values) => prepare(sql).all(...(values as SQLInputValue[])) as Row[],
-    busyTimeoutMs,
-    transactionOver: (sql) => sqlTransaction(sql, dialect),
-    afterBegin: () => callers.noticeOtherWriters(), // while the lock is held, no other connection commits
-    afterRollback: () => callers.cache.clear(), // it may hold rows the rollback took back
-  });
+  const turns = new GroupCommit({ db, prepare, dialect, callers });
   let closed = false;
 
   return {
@@ -157,37 +66,40 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
     async migrate() {
       if (closed) throw new Error('the store is closed');
       return turns.exclusive(async () => {
-        if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS), busyTimeoutMs);
-        await migrateSchema(db, () => turns.begin());
+        if (file !== ':memory:') await whenUnlocked(() => db.exec(FILE_SETTINGS));
+        // In one write transaction: of several processes starting together, one migrates, the others find it done.
+        await turns.begin();
+        try {
+          await migrate({ exec: (sql) => db.exec(sql), query: (sql, values = []) => prepare(sql).all(...(values as SQLInputValue[])) as Row[] }, SCHEMA_DIALECT);
+          db.exec('COMMIT');
+        } catch (err) {
+          if (db.isTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
         await whenUnlocked(() => {
           constraintNames = uniqueIndexNames(db);
-          db.exec(callerTriggers(db));
-        }, busyTimeoutMs);
-        callers.cache.clear();
+          callers.watchWrites();
+        });
+        callers.clear();
       });
     },
 
-    // A read joins the batch like any transaction (and answers after its COMMIT), without a savepoint.
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
       if (closed) throw new Error('the store is closed');
       refuseNested();
       return turns.run(fn, options?.readOnly === true);
     },
 
-    async hitRateLimit(bucket, windowStart) {
-      return rateCounters.hit(bucket, windowStart);
-    },
+    hitRateLimit: async (bucket, windowStart) => rateCounters.hit(bucket, windowStart),
 
     findCaller(hash, operationId) {
       if (closed) return Promise.reject(new Error('the store is closed'));
       // Inside this connection's write transaction no other connection has committed since its BEGIN.
-      if (db.isTransaction) return Promise.resolve(lookUpCaller(hash, operationId));
-      let caller: Caller | undefined;
-      const step = () => {
+      if (db.isTransaction) return Promise.resolve(callers.lookUp(hash, operationId));
+      return whenUnlocked(() => {
         callers.noticeOtherWriters();
-        caller = lookUpCaller(hash, operationId);
-      };
-      return whenUnlocked(step, busyTimeoutMs).then(() => caller);
+        return callers.lookUp(hash, operationId);
+      });
     },
 
     async close() {

@@ -1,9 +1,8 @@
+// The sandbox's storage interface, implemented once in SQL (sql-transaction.ts) over node:sqlite (embedded,
+// default) and PostgreSQL (shared by several instances). Everything a request does to the data happens in
+// one `transaction`, so a resource and the idempotency record that replays it are written together; the
+// schema's unique keys (schema.ts) make sure two requests with one key cannot both act.
 import type { JournalEntry } from '../audit/journal.ts';
-// The sandbox's storage interface: one small set of operations, implemented once in SQL (sql-transaction.ts)
-// over node:sqlite (embedded, default) and PostgreSQL (shared by several sandbox instances). Everything a
-// request does to the data happens inside one `transaction`, so a resource and the idempotency record that
-// replays it are written together; the schema's unique keys (schema.ts) make sure two requests with one
-// key cannot both act, whatever our code does.
 
 export interface Organization {
   id: string;
@@ -35,13 +34,11 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export type Rail = 'brl_pix' | 'usd_ach' | 'usd_wire' | 'wallet';
-
 export interface RecipientRecord {
   id: string;
   organizationId: string;
   nickname: string;
-  rail: Rail;
+  rail: 'brl_pix' | 'usd_ach' | 'usd_wire' | 'wallet';
   pixKey: string | null;
   destinationAddress: string | null;
   active: boolean;
@@ -76,10 +73,9 @@ export interface ResourceRecord {
 }
 
 /**
- * One row per (organization, operation, Idempotency-Key). `state`:
- * - `done`: `status`/`body` are the original response, replayed as is;
- * - `unresolved`: an earlier attempt hit a temporary 503 (or is pending review); the next request with the
- *   key resolves it per the provider's outcome table (`resolution` says how).
+ * One row per (organization, operation, Idempotency-Key). `done`: `status`/`body` are the original response,
+ * replayed as is; `unresolved`: an earlier attempt hit a temporary 503 (or is pending review), and the next
+ * request with the key resolves it per the provider's outcome table (`resolution` says how).
  */
 export interface IdempotencyRecord {
   organizationId: string;
@@ -119,89 +115,60 @@ export interface FaultRecord {
   createdAt: string;
 }
 
-/** An organization's traffic journal as stored: the newest entries (oldest first) and how many the cap dropped. */
-export interface JournalPage {
-  entries: JournalEntry[];
-  /** Entries recorded and no longer kept (the oldest, dropped over the cap). */
-  dropped: number;
-}
-
 export interface Transaction {
-  // organizations
   insertOrganization(org: Organization): Promise<void>;
   getOrganization(id: string): Promise<Organization | undefined>;
-  updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt'>>): Promise<Organization | undefined>;
+  updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt' | 'clockMs'>>): Promise<Organization | undefined>;
   listOrganizations(): Promise<Organization[]>;
 
-  // API keys
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
 
-  // recipients. Inserting or activating a recipient whose active nickname or PIX key another recipient of
-  // the organization holds throws a ConstraintViolation (the schema's unique indexes decide, not our code).
+  // Inserting or activating a recipient whose active nickname or PIX key another recipient of the
+  // organization holds throws a ConstraintViolation (the schema's unique indexes decide, not our code).
   insertRecipient(recipient: RecipientRecord): Promise<void>;
   getRecipient(organizationId: string, id: string): Promise<RecipientRecord | undefined>;
   findActiveRecipientByNickname(organizationId: string, nickname: string): Promise<RecipientRecord | undefined>;
   findRecipientByPixKey(organizationId: string, pixKey: string): Promise<RecipientRecord | undefined>;
   updateRecipient(organizationId: string, id: string, patch: Partial<Pick<RecipientRecord, 'active' | 'nickname'>>): Promise<RecipientRecord | undefined>;
 
-  // transfers. The organization's balance moves in the same transaction (see debitedTotals).
   insertTransfer(transfer: TransferRecord): Promise<void>;
   getTransfer(organizationId: string, id: string): Promise<TransferRecord | undefined>;
   updateTransferStatus(organizationId: string, id: string, status: TransferStatus): Promise<TransferRecord | undefined>;
-  /**
-   * What the organization's `pending` and `completed` transfers add up to, per currency (decimal strings):
-   * running totals kept by insertTransfer and updateTransferStatus, so the read costs the same at any size.
-   */
+  /** What the `pending` and `completed` transfers add up to, per currency: running totals, so it costs the same at any size. */
   debitedTotals(organizationId: string): Promise<Record<string, string>>;
   countTransfers(organizationId?: string): Promise<number>;
 
-  // cards, checkout products, checkout sessions
   insertResource(resource: ResourceRecord): Promise<void>;
   countResources(kind: ResourceRecord['kind'], organizationId?: string): Promise<number>;
 
-  // idempotency
-  /**
-   * Inserts the record unless a row exists for (organization, operation, key), in one statement (INSERT …
-   * ON CONFLICT DO NOTHING): undefined when it was inserted, else the existing row. A concurrent claim of
-   * the same key waits on the unique key until the first transaction ends, then sees its row.
-   */
+  /** Inserts the record unless the key has a row: undefined when inserted, else the row (once the transaction holding it ends). */
   claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined>;
-  /**
-   * The row of a key as committed, or undefined: a finished one read as it is (it never changes); an open
-   * one (an unresolved attempt) read again under a row lock, so one request at a time resolves it.
-   */
+  /** The row of a key as committed; an unresolved one read under a row lock, so one request at a time resolves it. */
   readIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
-  /**
-   * Writes the record of a key not seen by readIdempotency, with its result: once, no claim to update. When
-   * a concurrent transaction has taken the key meanwhile, the primary key refuses the write (the
-   * transaction fails with KEY_TAKEN; PostgreSQL: after waiting for the other to end) and nothing commits.
-   */
+  /** Writes the record of a key readIdempotency did not find; if another transaction took it meanwhile, fails with KEY_TAKEN. */
   insertIdempotency(record: IdempotencyRecord): Promise<void>;
   /** The row of a key, held until the transaction ends (PostgreSQL: FOR UPDATE). */
   findIdempotency(organizationId: string, operationId: string, key: string): Promise<IdempotencyRecord | undefined>;
   updateIdempotency(organizationId: string, operationId: string, key: string, patch: Pick<IdempotencyRecord, 'state' | 'status' | 'body' | 'resolution'>): Promise<void>;
 
-  // fault injection
   insertFault(fault: FaultRecord): Promise<void>;
   /** Takes one use of the oldest matching fault with remaining > 0 (organization-specific first), or undefined. */
   takeFault(organizationId: string, operationId: string): Promise<FaultRecord | undefined>;
   listFaults(): Promise<FaultRecord[]>;
   clearFaults(): Promise<void>;
 
-  // test clocks (NULL: real time)
   /** Freezes the organization's clock at `ms`, or returns it to real time (null). */
   setClock(organizationId: string, ms: number | null): Promise<Organization | undefined>;
-  /** Moves a frozen clock forward by `ms`, in one statement (two concurrent advances add up); undefined when the organization has no frozen clock. */
+  /** Moves a frozen clock forward by `ms` in one statement (concurrent advances add up); undefined when not frozen. */
   advanceClock(organizationId: string, ms: number): Promise<Organization | undefined>;
 
-  // traffic journal
   appendJournal(organizationId: string, entry: JournalEntry): Promise<void>;
   /** Deletes all but the newest `keep` entries of the organization, adding them to its dropped count; returns how many. */
   trimJournal(organizationId: string, keep: number): Promise<number>;
-  /** The newest `keep` entries (oldest first); older ones still stored count as dropped. */
-  readJournal(organizationId: string, keep: number): Promise<JournalPage>;
+  /** The newest `keep` entries (oldest first); `dropped`: those trimmed, and those older still stored. */
+  readJournal(organizationId: string, keep: number): Promise<{ entries: JournalEntry[]; dropped: number }>;
 }
 
 export interface Caller {
@@ -211,10 +178,10 @@ export interface Caller {
   faultPending: boolean;
 }
 
-/** A write refused by one of the schema's unique constraints; `constraint` is the index's name. */
 /** ConstraintViolation.constraint of insertIdempotency's refusal: another transaction holds the key. */
 export const KEY_TAKEN = 'idempotency_key_taken';
 
+/** A write refused by one of the schema's unique constraints; `constraint` is the index's name. */
 export class ConstraintViolation extends Error {
   readonly constraint: string;
   constructor(constraint: string, cause?: unknown) {
@@ -230,22 +197,15 @@ export interface Store {
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws; the promise
    * settles only after the COMMIT (what a caller acknowledges is durable). `fn` acts only through `tx`.
-   * `readOnly`: `fn` needs no snapshot across its statements and writes at most single-statement changes
-   * (a GET taking a fault, its journal entry); PostgreSQL then runs each statement on its own, without BEGIN
-   * and COMMIT, and the balance reads and journal entries of one event-loop turn in one statement each;
-   * SQLite runs it in the turn's batch without a SAVEPOINT of its own.
+   * `readOnly`: `fn` needs no snapshot across its statements and writes at most single-statement changes (a
+   * GET taking a fault, its journal entry), so each statement may run on its own (no BEGIN, no SAVEPOINT).
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T>;
-  /**
-   * Counts one request in `bucket`'s fixed window starting at `windowStart` (epoch ms) and returns the count
-   * so far. Outside any transaction: a counter is not data a request's rollback takes back, and no request
-   * waits for another's COMMIT on it.
-   */
+  /** Counts a request in `bucket`'s window from `windowStart` (epoch ms), outside any transaction: no request waits on another's COMMIT. */
   hitRateLimit(bucket: string, windowStart: number): Promise<number>;
   /**
-   * The API key with this SHA-256 hash, its organization, and whether a fault awaits the operation: one
-   * read outside any transaction (it may see a key, flag or fault that a transaction still running has
-   * written: no client can have heard of that yet).
+   * The key with this SHA-256 hash, its organization, whether a fault awaits the operation: read outside any
+   * transaction (it may see what a running one wrote, which no client can have heard of yet).
    */
   findCaller(hash: string, operationId: string): Promise<Caller | undefined>;
   close(): Promise<void>;
