@@ -19,7 +19,8 @@ import { corsProbe } from './probes/cors.ts';
 import { concurrentKeyProbe } from './probes/concurrent.ts';
 import { faultsCheck, faultsApply } from './probes/faults.ts';
 import { orgStatesApply, orgStatesCheck } from './probes/org-states.ts';
-import { bodyLimitProbe, rateLimitApplies, rateLimitProbe } from './probes/limits.ts';
+import { bodyLimitProbe } from './probes/limits.ts';
+import { rateLimitApplies, rateLimitProbe } from './probes/rate-limit.ts';
 
 export interface CheckEnv {
   options: RunOptions;

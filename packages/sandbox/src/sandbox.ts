@@ -30,6 +30,11 @@ export interface StartOptions {
   journalCap?: number;
   /** Serves these files too (compressed, with ETags; see static-files.ts): the docs and the spec, e.g. by npm start. */
   staticFiles?: Record<string, StaticFile>;
+  /**
+   * The real time of the public API (default: the system clock): when requests of an organization without
+   * a frozen test clock happen, and so their rate-limit windows. Tests put a quarter hour where they need it.
+   */
+  now?: () => Date;
 }
 
 export interface RunningSandbox {
@@ -52,6 +57,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.journalCap ? { journalCap: options.journalCap } : {}),
+    ...(options.now ? { now: options.now } : {}),
     admin: createAdmin({ store, spec: adminSpec, token: adminToken, contract, ...(options.journalCap ? { journalCap: options.journalCap } : {}) }),
   });
   const files = createStaticFiles(options.staticFiles ?? {});

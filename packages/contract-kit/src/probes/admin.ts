@@ -1,6 +1,6 @@
 // The sandbox's admin API (openapi-admin/), used only to set up what a probe needs: an organization, a key,
-// its revocation. `authorization: Bearer <admin token>`. Any refusal is a SetupError: the probe is then
-// skipped with a warning, not failed (the admin API is not the contract under test).
+// its revocation, a frozen test clock. `authorization: Bearer <admin token>`. Any refusal is a SetupError:
+// the probe is then skipped with a warning, not failed (the admin API is not the contract under test).
 import type { KitContext } from '../context.ts';
 import { parseJson } from '../http.ts';
 import { snippet } from '../checks/response.ts';
@@ -29,6 +29,8 @@ export interface AdminClient {
   /** Deactivates a recipient, as the dashboard would (openapi-admin deactivateRecipient). */
   deactivateRecipient(organizationId: string, recipientId: string): Promise<void>;
   createApiKey(organizationId: string): Promise<{ id: string; key: string }>;
+  /** Stops the organization's test clock at the current time (openapi-admin freezeClock): its rate-limit windows stop with it. */
+  freezeClock(organizationId: string): Promise<void>;
   revokeApiKey(apiKeyId: string): Promise<void>;
   /** A wallet recipient, as the dashboard saves one (the public API cannot create them). */
   createWalletRecipient(organizationId: string, recipient: { nickname: string; destinationAddress: string; active: boolean }): Promise<{ id: string }>;
@@ -79,6 +81,9 @@ export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): 
       const key = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/api-keys`);
       if (typeof key.id !== 'string' || typeof key.key !== 'string') throw new SetupError('admin: the created API key has no id or key');
       return { id: key.id, key: key.key };
+    },
+    async freezeClock(organizationId) {
+      await call('POST', `/organizations/${encodeURIComponent(organizationId)}/clock/freeze`, {});
     },
     async createWalletRecipient(organizationId, recipient) {
       const created = await call('POST', `/organizations/${encodeURIComponent(organizationId)}/wallet-recipients`, recipient);
