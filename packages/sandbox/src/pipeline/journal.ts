@@ -139,9 +139,10 @@ export function createJournal(store: Store, cap = DEFAULT_JOURNAL_CAP): Journal 
   }
   async function writeBatch(batch: Queued[]): Promise<void> {
     try {
-      await store.transaction(async (tx) => {
-        for (const queued of batch) await tx.appendJournal(queued.organizationId, queued.entry);
-      });
+      // Single-row writes only (readOnly): PostgreSQL sends the turn's rows as one INSERT, without BEGIN and
+      // COMMIT (the rows are one statement, all or none), so they are all asked for before any is awaited;
+      // SQLite adds them, in order, to the turn's group commit.
+      await store.transaction((tx) => Promise.all(batch.map((queued) => tx.appendJournal(queued.organizationId, queued.entry))), { readOnly: true });
     } catch (err) {
       for (const queued of batch) queued.reject(err);
       return;
