@@ -51,7 +51,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const adminToken = options.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const adminSpec = JSON.parse(readFileSync(adminSpecPath, 'utf8')) as OpenApiDocument;
   const contract = loadContract(loadSpec());
-  const { handle } = createSandbox({
+  const { handle, drain } = createSandbox({
     store,
     contract,
     ...(options.logger ? { logger: options.logger } : {}),
@@ -85,6 +85,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await drain(); // the journal's last batch and trim, before the store goes
       if (!options.store) await store.close();
     },
   };

@@ -2,7 +2,8 @@
 //   route (from the spec; HEAD as GET) → body (size, bytes) → auth (x-api-key only, hashed) → rate limits
 //   → product access → validation (the spec's schemas) → one transaction: a scheduled fault, or the
 //   operation under its Idempotency-Key → the answer. Each request of a known organization leaves one
-//   traffic journal entry (journal.ts) before its answer leaves; its time is the organization's clock.
+//   traffic journal entry, built by journaled() around the request and committed before its answer leaves
+//   (journal.ts); its time is the organization's clock.
 // Every refusal is the shared error body with a fresh requestId; no response carries CORS headers.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,10 +12,11 @@ import { databaseUnavailable, Failure } from '../failure.ts';
 import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
-import type { Caller, FaultRecord, Organization, Store } from '../store/types.ts';
+import type { JournalEntry } from '../audit/journal.ts';
+import type { Caller, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
 import { actOut } from './faults.ts';
 import { onceWithKey, respond } from './idempotency.ts';
-import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledRequest } from './journal.ts';
+import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledAnswer, type JournaledRequest } from './journal.ts';
 import { enforceRateLimits } from './rate-limit.ts';
 import { requestTime, type ApiRequest } from './request.ts';
 import { validateRequest } from './validation.ts';
@@ -44,7 +46,11 @@ interface Pipeline {
   admin: SandboxOptions['admin'];
 }
 
-export function createSandbox(options: SandboxOptions): { handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> } {
+export function createSandbox(options: SandboxOptions): {
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Waits for the journal's batches and trims under way: call it before closing the store. */
+  drain: () => Promise<void>;
+} {
   for (const op of options.contract.operations) {
     if (!handlers[op.operationId]) throw new Error(`the sandbox has no handler for ${op.operationId}`);
   }
@@ -57,7 +63,7 @@ export function createSandbox(options: SandboxOptions): { handle: (req: Incoming
     log: options.logger ?? (() => {}),
     admin: options.admin,
   };
-  return { handle: (req, res) => handle(pipeline, req, res) };
+  return { handle: (req, res) => handle(pipeline, req, res), drain: () => pipeline.journal.drain() };
 }
 
 async function handle(p: Pipeline, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,51 +103,80 @@ async function api(p: Pipeline, req: IncomingMessage, res: ServerResponse, path:
   const { op, params } = matched;
   line.operationId = op.operationId;
   const raw = await readRequestBody(req, res, op, p.bodyLimit);
-  const { key, organization: org, faultPending } = await authenticate(p, req, op);
-  line.organizationId = org.id;
-  line.keyId = key.id;
-  const at = requestTime(org, p.now);
-  const journaled: JournaledRequest = { op, at, idempotencyKey: req.headers['idempotency-key'], body: undefined };
-  try {
-    await enforceRateLimits(p.store, p.contract, key.id, op, at.getTime());
-    if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
-    const body = (journaled.body = validateRequest(p.contract, req, op, params, raw));
-    const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
-    await serve(p, { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, journaled, res);
-  } catch (err) {
-    // A refusal (or a fault's error answer, or a bug) is journaled on its own, before handle() answers it.
-    journaled.body ??= parseLoosely(raw);
-    await p.journal.record(org.id, journalEntry(journaled, { ...errorAnswer(p.contract, err), fault: line.fault })).catch((failure: unknown) => {
-      process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
-    });
-    throw err;
+  const caller = await authenticate(p, req, op);
+  line.organizationId = caller.organization.id;
+  line.keyId = caller.key.id;
+  const request: JournaledRequest = { op, at: requestTime(caller.organization, p.now), idempotencyKey: req.headers['idempotency-key'], body: undefined };
+  const outcome = await journaled(p, caller.organization.id, request, raw, res, line, (served) => run(p, req, params, raw, caller, request, line, served));
+  if ('result' in outcome) {
+    line.status = outcome.result.status;
+    sendJson(res, outcome.result.status, outcome.result.body);
+  } else if (outcome.edge) {
+    sendEdge(res, outcome.edge);
+  } else {
+    res.socket?.destroy(); // the answer never leaves
   }
 }
 
-/** One transaction: a scheduled fault, or the operation under its key with its journal entry; then the answer. */
-async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, journaled: JournaledRequest, res: ServerResponse): Promise<void> {
-  const { org, op, log: line } = request;
+/** How a request of a known organization ended, but for a refusal (thrown): served, or a fault's edge answer (null: none). */
+type Outcome = { result: OperationResult } | { edge: 502 | 504 | null };
+
+/** Journals a served request's entry in its transaction, once it has its result. */
+type JournalServed = (tx: Transaction, result: OperationResult) => Promise<void>;
+
+/**
+ * The journal step around a request of a known organization: the one place an entry is built, from how the
+ * request ended, and handed to the journal, committed before the answer leaves. A served request's entry is
+ * written in its own transaction (`served`, called by serve()); any other ending (an edge answer, no answer,
+ * a refusal, a fault's error answer, a bug) in the turn's batch. A batch that fails is reported on stderr,
+ * and the answer still leaves: the journal records the traffic, it does not decide it.
+ */
+async function journaled(p: Pipeline, organizationId: string, request: JournaledRequest, raw: Buffer, res: ServerResponse, line: LogLine, work: (served: JournalServed) => Promise<Outcome>): Promise<Outcome> {
+  const entryOf = (answer: JournaledAnswer) => journalEntry(request, { ...answer, fault: line.fault });
+  const committed = (entry: JournalEntry) =>
+    p.journal.commit(organizationId, entry).catch((failure: unknown) => {
+      process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
+    });
+  let outcome: Outcome;
+  try {
+    outcome = await work((tx, result) => p.journal.inTransaction(tx, organizationId, entryOf({ status: res.destroyed ? null : result.status, body: result.body })));
+  } catch (err) {
+    request.body ??= parseLoosely(raw);
+    await committed(entryOf(errorAnswer(p.contract, err)));
+    throw err; // handle() answers it
+  }
+  if ('edge' in outcome) await committed(entryOf({ status: outcome.edge }));
+  return outcome;
+}
+
+/** Rate limits, product access and validation, then the request served. */
+async function run(p: Pipeline, req: IncomingMessage, params: Record<string, string>, raw: Buffer, caller: Caller, request: JournaledRequest, line: LogLine, served: JournalServed): Promise<Outcome> {
+  const { key, organization: org, faultPending } = caller;
+  const { op, at } = request;
+  await enforceRateLimits(p.store, p.contract, key.id, op, at.getTime());
+  if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
+  const body = (request.body = validateRequest(p.contract, req, op, params, raw));
+  const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
+  return serve(p, { op, handler: handlers[op.operationId]!, params, org, body, idempotencyKey, at, log: line }, faultPending, served);
+}
+
+/** One transaction: a scheduled fault, or the operation under its key with its journal entry. */
+async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, served: JournalServed): Promise<Outcome> {
+  const { org, op } = request;
   const outcome = await onceWithKey(p.store, request, () =>
     p.store.transaction(
       async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
         const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
         if (fault) return { fault };
         const result = await respond(tx, request);
-        await p.journal.write(tx, org.id, journalEntry(journaled, { status: res.destroyed ? null : result.status, body: result.body }));
+        await served(tx, result);
         return { result };
       },
       { readOnly: op.method === 'GET' },
     ),
   );
-  if ('fault' in outcome) {
-    const edge = await actOut(p.store, request, outcome.fault); // an error answer is thrown
-    await p.journal.record(org.id, journalEntry(journaled, { status: edge, fault: line.fault }));
-    if (edge) return sendEdge(res, edge);
-    res.socket?.destroy(); // the answer never leaves
-    return;
-  }
-  line.status = outcome.result.status;
-  sendJson(res, outcome.result.status, outcome.result.body);
+  if ('fault' in outcome) return { edge: await actOut(p.store, request, outcome.fault) }; // an error answer is thrown
+  return outcome;
 }
 
 /** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
