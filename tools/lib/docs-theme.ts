@@ -115,6 +115,8 @@ export const consoleCss = `
 #try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
 #try-it .ti-prereq, #try-it .ti-holder { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #fff8eb; border: 1px solid #e3c27a; }
 #try-it .ti-prereq p, #try-it .ti-holder p { margin: 4px 0 8px; }
+/* Ids (rcp_…, 36 characters) and keys have no break opportunity: at 320 px they ran out of their boxes. */
+#try-it p, #try-it li, #try-it dd { overflow-wrap: anywhere; }
 #try-it .ti-notice p, #try-it .ti-scenario ol { margin: 6px 0; }
 #try-it pre { margin: 6px 0; padding: 8px; overflow: auto; max-height: 320px; background: #f6f6f8; border: 1px solid #e0e1e6; border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
 #try-it .ti-status { font-weight: 700; font-size: 15px; margin: 4px 0; }
