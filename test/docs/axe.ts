@@ -22,11 +22,16 @@ export interface AxeViolation {
  */
 export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice'];
 
-export async function runAxe(page: Page, view: string): Promise<AxeViolation[]> {
+/**
+ * axe on the whole document, or only on the elements `include` selects (e.g. one section of Redoc's page,
+ * when the rest of it was checked in an earlier view: the sidebar and header are the same on every route).
+ */
+export async function runAxe(page: Page, view: string, include?: string[]): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
+  const found = await page.evaluate(async ({ tags, include }) => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
+    // resultTypes: only violations get their full node lists (passes and incompletes are counted, not detailed).
+    const result = await axe.run(include ? { include: include.map((s) => [s]) } : document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return result.violations.map((v) => ({
       rule: v.id,
       impact: v.impact ?? 'unknown',
@@ -34,7 +39,7 @@ export async function runAxe(page: Page, view: string): Promise<AxeViolation[]> 
       nodes: v.nodes.length,
       examples: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 200)}`),
     }));
-  }, AXE_TAGS);
+  }, { tags: AXE_TAGS, include });
   return found.map((v) => ({ view, ...v }));
 }
 

@@ -1,6 +1,7 @@
 // The docs' Must-show screenshots (docs/screenshots/), taken the way a reader gets there: the sidebar (Redoc's
 // menu button on a phone), the console's "Create one" step, Send twice. Desktop 1366, 1024 and mobile 390,
-// light and dark. Run after `npm run docs`: node test/docs/screenshots.ts [output folder]
+// light and dark. Then, at 1366 light, the changelog, a workflow's page and its runner after two steps.
+// Run after `npm run docs`: node test/docs/screenshots.ts [output folder]
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -9,6 +10,7 @@ import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { launchChromium } from '../../tools/lib/chromium.ts';
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
+import { workflowRoute } from '../../tools/lib/docs-workflows.ts';
 import { root } from '../../tools/lib/paths.ts';
 
 const out = process.argv[2] ?? join(root, 'docs', 'screenshots');
@@ -61,6 +63,31 @@ async function shoot(page: Page, name: string, scheme: string, width: number): P
   await page.screenshot({ path: join(out, `catalog-${label}.png`) });
 }
 
+/** A sidebar entry by its route (entries whose label is long or repeated). */
+async function sidebarRoute(page: Page, route: string): Promise<void> {
+  await page.locator(`${MENU} a[href="#${route}"], ${MENU} a[href="${route}"]`).first().click({ timeout: WAIT });
+  await page.locator(`main [data-section-id="${route}"]`).first().waitFor({ state: 'visible', timeout: WAIT });
+  await page.waitForTimeout(600);
+}
+
+/** The changelog (its Unreleased changes in words), a workflow's page and its runner after two steps. */
+async function guides(page: Page): Promise<void> {
+  await sidebar(page, 'Guides', 'Changelog');
+  await page.getByText('Unreleased', { exact: true }).first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(out, 'changelog.png') });
+  await sidebarRoute(page, workflowRoute('pix-payout'));
+  await page.screenshot({ path: join(out, 'workflow-page.png') });
+  const flow = 'transfer-same-key-replay';
+  await sidebarRoute(page, workflowRoute(flow));
+  await page.locator(`main [data-section-id="${workflowRoute(flow)}"] a[href="#workflow/${flow}"]`).click({ timeout: WAIT });
+  const runner = page.locator('#workflow-run');
+  for (let step = 0; step < 2; step++) {
+    await runner.getByRole('button', { name: 'Run next step' }).click({ timeout: WAIT });
+    await runner.locator('ol > li').nth(step).locator('.wr-status').filter({ hasText: /^(passed|failed)$/ }).waitFor({ timeout: WAIT });
+  }
+  await page.screenshot({ path: join(out, 'workflow-console-step.png') });
+}
+
 mkdirSync(out, { recursive: true });
 const key = generateApiKey();
 const sandbox = await startSandbox({ staticFiles: docsSiteFiles({ demoApiKey: key.key }) });
@@ -83,6 +110,14 @@ try {
       process.stdout.write(`  ${name} ${scheme}\n`);
     }
   }
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.goto(`${sandbox.url}/docs/`, { waitUntil: 'load' });
+  await page.evaluate(() => localStorage.setItem('redoc.colorMode', 'light'));
+  await page.reload({ waitUntil: 'load' });
+  await page.locator(`${MENU} a[href]`).first().waitFor({ state: 'attached', timeout: WAIT * 3 });
+  await guides(page);
+  process.stdout.write('  changelog, workflow page and runner\n');
   process.stdout.write(`screenshots: ${out}\n`);
 } finally {
   await browser.close();

@@ -7,14 +7,17 @@
 //                 release, see recordRelease()) + the packages' CHANGELOG.md sections of those versions;
 //                 a version found only in a CHANGELOG.md is listed with its changeset notes.
 //
-// JSON pointers become links to the operations that reach them (Redoc's #/<tag>/<operationid> routes).
+// Each change is said in words about the API (docs-changelog-words.ts): the operations it reaches, linked to
+// their pages (Redoc's #/<tag>/<operationid> routes), the field and what happened to it; no JSON pointer.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operations, type OpenApiDocument } from '@payments/spec';
 import { type PendingChangeset, readChangesets } from './breaking/changesets.ts';
 import type { Change } from './breaking/compare.ts';
-import { BreakingChangeError, changesetDir, checkBreaking, type GateResult } from './breaking/gate.ts';
-import { operationRoute } from './docs-console.ts';
+import type { JsonObject } from './breaking/json.ts';
+import { BreakingChangeError, baselinePath, changesetDir, checkBreaking, type GateResult } from './breaking/gate.ts';
+import { fieldOf, partInWords, placeOf, sentenceOf } from './docs-changelog-words.ts';
+import { errorCodeRoute, operationRoute } from './docs-console.ts';
 import { root } from './paths.ts';
 
 export const releaseHistoryPath = join(root, 'openapi', 'released', 'history.json');
@@ -96,51 +99,51 @@ export function packageReleases(packagesDir: string = join(root, 'packages')): P
   });
 }
 
-const escapeMd = (text: string) => text.replace(/[\\`*_[\]<]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
-/** A message holds patterns and values (`*`, `_`, `|`): shown as code, not read as Markdown. */
-const codeSpan = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``).replace(/\n/g, ' ');
-
-/** "GET /v1/banking/balance response 200" → a link on its operation part, when the operation exists. */
-function linkedWhere(where: string, routes: Map<string, string>): string {
-  const match = /^([A-Z]+ \S+)(.*)$/.exec(where);
-  const route = match ? routes.get(match[1]!) : undefined;
-  return route ? `[${match![1]}](#${route})${escapeMd(match![2]!)}` : escapeMd(where);
-}
-
-/** The route of the first operation a change reaches (its `where` starts with "METHOD /path"). */
-function firstRoute(change: Change, routes: Map<string, string>): string | undefined {
-  for (const where of change.where) {
-    const route = routes.get(/^[A-Z]+ \S+/.exec(where)?.[0] ?? '');
-    if (route) return route;
-  }
-  return undefined;
+/** "POST /v1/banking/transfers" → a link to its page, when the operation exists in the docs. */
+function linkedOperation(operation: string, routes: Map<string, string>): string {
+  const route = routes.get(operation);
+  return route ? `[${operation}](#${route})` : operation;
 }
 
 /**
- * The gate's message in words where it names a missing side: "response exclusiveMinimum 0 → undefined" is
- * "response exclusiveMinimum 0 removed", "undefined → 3" an addition.
+ * The places a change reaches, grouped by part: "[POST /v1/banking/transfers](…) (request)", "[GET /a](…),
+ * [GET /b](…) (401 response)". A parameter's part is left out: the sentence names the parameter.
  */
-export function readableMessage(message: string): string {
-  const removed = /^(.*) → undefined$/.exec(message);
-  if (removed) return `${removed[1]} removed`;
-  const added = /^(.*?)\bundefined → (.*)$/.exec(message);
-  return added ? `${added[1]}${added[2]} added` : message;
+function placesInWords(change: Change, routes: Map<string, string>): string {
+  const byPart = new Map<string, string[]>();
+  for (const where of change.where) {
+    const place = placeOf(where);
+    const part = /parameter/.test(place.part ?? '') || change.kind.startsWith('response-status') ? '' : partInWords(place.part);
+    const operation = place.operation ? linkedOperation(place.operation, routes) : 'the API\'s security schemes';
+    if (!(byPart.get(part) ?? []).includes(operation)) byPart.set(part, [...(byPart.get(part) ?? []), operation]);
+  }
+  return [...byPart].map(([part, ops]) => `${ops.join(', ')}${part ? ` (${part})` : ''}`).join('; ');
 }
 
-function changeLine(change: Change, routes: Map<string, string>): string {
-  const where = change.where.map((w) => linkedWhere(w, routes)).join('; ');
-  const side = change.side === 'old' ? ' (in the previous release)' : '';
-  const route = firstRoute(change, routes);
-  const pointer = route ? `[\`${change.pointer}\`](#${route})` : `\`${change.pointer}\``;
-  return `- ${pointer}${side}: ${codeSpan(readableMessage(change.message))}. In ${where}. *${change.breaking ? 'Breaking' : change.review ? 'Needs review' : 'Not breaking'}: ${change.why}.*`;
+/** What the docs need to put a change in words: the documents its pointers are in, and the pages' routes. */
+export interface WordsContext {
+  routes: Map<string, string>;
+  /** The spec the changes lead to (pointers of side 'new'). */
+  newDoc?: JsonObject;
+  /** The spec they start from (pointers of side 'old'); absent for older releases. */
+  oldDoc?: JsonObject | undefined;
 }
 
-function changesMarkdown(changes: Change[], routes: Map<string, string>): string[] {
+/** One change as a reader of the API says it: operation, part, field, what happened; breaking ones marked. */
+export function changeLine(change: Change, context: WordsContext): string {
+  const place = placeOf(change.where[0] ?? '');
+  const field = fieldOf(change, change.side === 'old' ? context.oldDoc : context.newDoc);
+  const sentence = sentenceOf(change, field, place, (code) => `#${errorCodeRoute(code)}`);
+  const verdict = change.breaking ? `*Breaking: ${change.why}.*` : change.review ? `*Needs review: ${change.why}.*` : `*Not breaking: ${change.why}.*`;
+  return `- ${change.breaking ? '**Breaking** · ' : ''}${placesInWords(change, context.routes)}: ${sentence}. ${verdict}`;
+}
+
+function changesMarkdown(changes: Change[], context: WordsContext): string[] {
   if (changes.length === 0) return ['No change to the contract.', ''];
   return CATEGORIES.flatMap((category) => {
     const own = changes.filter((c) => categoryOf(c) === category);
     // Bold, not a heading: Redoc makes every heading a sidebar entry (and "Changed" would repeat per release).
-    return own.length === 0 ? [] : [`**${category}**`, '', ...own.map((c) => changeLine(c, routes)), ''];
+    return own.length === 0 ? [] : [`**${category}**`, '', ...own.map((c) => changeLine(c, context)), ''];
   });
 }
 
@@ -164,9 +167,11 @@ export interface ChangelogInput {
   pending: PendingChangeset[];
   history: ReleaseRecord[];
   packages: PackageRelease[];
+  /** The last released spec (the gate's baseline): where the pointers of removals under Unreleased are. */
+  released?: JsonObject | undefined;
 }
 
-export function changelogMarkdown({ doc, unreleased, pending, history, packages }: ChangelogInput): string {
+export function changelogMarkdown({ doc, unreleased, pending, history, packages, released }: ChangelogInput): string {
   const routes = new Map(
     operations(doc).map(({ method, path, operationId, operation }) => {
       const tag = Array.isArray(operation.tags) ? String(operation.tags[0]) : '';
@@ -178,14 +183,14 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages 
   const same = (a: Change, b: Change) => a.kind === b.kind && a.pointer === b.pointer && a.message === b.message;
   const pendingChanges = unreleased.filter((c) => !(history[0]?.changes ?? []).some((r) => same(r, c)));
   const lines = [
-    'What changed in the contract, per release: breaking, added, changed and removed, with the place of each change in the spec ([openapi.json](../openapi.json)) and links to the operations it reaches; and the release notes.',
+    'What changed in the API, per release: breaking changes first, then what was added, changed and removed, each said for the operations it reaches (linked to their pages); then the packages\' release notes.',
     '',
     '### Unreleased',
     '',
     'The current spec compared with the last released one.',
     '',
-    ...changesMarkdown(pendingChanges, routes),
-    '**Pending changesets**',
+    ...changesMarkdown(pendingChanges, { routes, newDoc: doc as unknown as JsonObject, oldDoc: released }),
+    '**Release notes of the next versions** (the packages\' changesets, not yet released)',
     '',
     ...(pending.length === 0 ? ['None.'] : pending.map(changesetLine)),
     '',
@@ -193,7 +198,7 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages 
   const recorded = new Set(history.flatMap((r) => Object.entries(r.versions).map(([name, version]) => `${name}@${version}`)));
   for (const release of history) {
     const label = Object.entries(release.versions).map(([name, version]) => `${name} ${version}`).join(', ');
-    lines.push(`### Release of ${release.date.slice(0, 10)}`, '', label, '', ...changesMarkdown(release.changes, routes));
+    lines.push(`### Release of ${release.date.slice(0, 10)}`, '', label, '', ...changesMarkdown(release.changes, { routes }));
     lines.push(...notesMarkdown(packages.filter((p) => release.versions[p.name] === p.version)));
   }
   const unrecorded = packages.filter((p) => !recorded.has(`${p.name}@${p.version}`));
@@ -206,5 +211,6 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages 
 
 /** The changelog of this repository, as the docs build renders it. */
 export function changelogFromRepository(doc: OpenApiDocument): string {
-  return changelogMarkdown({ doc, unreleased: unreleasedChanges().changes, pending: readChangesets(changesetDir), history: readReleaseHistory(), packages: packageReleases() });
+  const released = existsSync(baselinePath) ? (JSON.parse(readFileSync(baselinePath, 'utf8')) as JsonObject) : undefined;
+  return changelogMarkdown({ doc, unreleased: unreleasedChanges().changes, pending: readChangesets(changesetDir), history: readReleaseHistory(), packages: packageReleases(), released });
 }

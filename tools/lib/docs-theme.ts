@@ -84,6 +84,7 @@ export const consoleCss = `
 #try-it .ti-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
 #try-it .ti-close { border: 0; background: none; font-size: 24px; line-height: 1; cursor: pointer; color: #1f2024; padding: 4px 8px; }
 #try-it .ti-endpoint { margin: 6px 0 10px; }
+#try-it .ti-samples-note { display: none; margin: -4px 0 10px; }
 #try-it .ti-method { font-weight: 700; font-size: 12px; text-transform: uppercase; }
 #try-it .ti-post { color: #1655cc; } #try-it .ti-get { color: #0e7038; }
 #try-it code, #try-it pre, #try-it input, #try-it textarea { font-family: var(--code-font-family, ui-monospace, monospace); font-size: 13px; }
@@ -106,6 +107,7 @@ export const consoleCss = `
      other text (axe target-size, obscured links). */
   html.try-it-open [data-testid="middle-panel"], html.workflow-run-open [data-testid="middle-panel"] { width: 100%; }
   html.try-it-open [data-testid="right-panel"], html.workflow-run-open [data-testid="right-panel"] { display: none !important; }
+  #try-it .ti-samples-note { display: block; }
 }
 .try-it-skip { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; }
 .try-it-skip:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
@@ -113,6 +115,8 @@ export const consoleCss = `
 #try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
 #try-it .ti-prereq, #try-it .ti-holder { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #fff8eb; border: 1px solid #e3c27a; }
 #try-it .ti-prereq p, #try-it .ti-holder p { margin: 4px 0 8px; }
+/* Ids (rcp_…, 36 characters) and keys have no break opportunity: at 320 px they ran out of their boxes. */
+#try-it p, #try-it li, #try-it dd { overflow-wrap: anywhere; }
 #try-it .ti-notice p, #try-it .ti-scenario ol { margin: 6px 0; }
 #try-it pre { margin: 6px 0; padding: 8px; overflow: auto; max-height: 320px; background: #f6f6f8; border: 1px solid #e0e1e6; border-radius: 6px; white-space: pre-wrap; word-break: break-all; }
 #try-it .ti-status { font-weight: 700; font-size: 15px; margin: 4px 0; }

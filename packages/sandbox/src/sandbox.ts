@@ -9,6 +9,7 @@ import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
 import { answerClientError, refusedWithoutHost, type Logger } from './http.ts';
+import { trackConnections } from './server-close.ts';
 import { createStaticFiles, type StaticFile } from './static-files.ts';
 import { createStore } from './store/index.ts';
 import type { Store } from './store/types.ts';
@@ -71,6 +72,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     });
   });
   server.keepAliveTimeout = 5_000; // short idle sockets, so a shutdown drains fast
+  const connections = trackConnections(server);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -83,8 +85,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     adminToken,
     store,
     async close() {
-      server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await connections.close();
       await drain(); // the journal's last batch and trim, before the store goes
       if (!options.store) await store.close();
     },

@@ -37,6 +37,8 @@ export function buildPanel(apiKeyHeader: string): Panel {
   const title = h('h2', { id: 'try-it-title' }, 'Try it');
   const close = h('button', { type: 'button', class: 'ti-close', 'aria-label': 'Close the console' }, '×');
   const endpoint = h('p', { class: 'ti-endpoint' });
+  // From 1000 px Redoc's samples column gives way to the open console (docs-theme.ts): say where it went.
+  const samplesNote = h('p', { class: 'ti-samples-note' }, h('small', {}, 'The code samples (curl, TypeScript) and response examples are back beside the text when this console is closed (Escape or ×).'));
   const scenarioBox = h('div', { class: 'ti-scenario', hidden: '' });
   const notice = h('div', { class: 'ti-notice', role: 'note', hidden: '' });
   const baseUrl = h('input', { id: 'ti-base-url', name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'http://127.0.0.1:8080' });
@@ -61,7 +63,7 @@ export function buildPanel(apiKeyHeader: string): Panel {
   );
   const response = h('section', { class: 'ti-response', 'aria-live': 'polite', 'aria-label': 'Response' });
   const log = h('ul', { class: 'ti-history', 'aria-label': 'Requests sent from this page' });
-  const panel = h('section', { id: 'try-it', role: 'complementary', 'aria-labelledby': 'try-it-title', hidden: '' }, h('div', { class: 'ti-head' }, title, close), endpoint, scenarioBox, notice, form, response, log);
+  const panel = h('section', { id: 'try-it', role: 'complementary', 'aria-labelledby': 'try-it-title', hidden: '' }, h('div', { class: 'ti-head' }, title, close), endpoint, samplesNote, scenarioBox, notice, form, response, log);
   document.body.prepend(skip);
   document.body.append(launcher, panel);
   return { skip, launcher, panel, title, close, endpoint, scenarioBox, notice, prereq, form, baseUrl, apiKey, params, exampleSelect, exampleRow, body, bodyRow, send, response, log };

@@ -1,0 +1,142 @@
+// A reader's first payment from the docs, on the days after the first one: the sandbox as `npm start` runs
+// it (serveSandbox on a database file: the demo organization, its recipients and transfers are kept between
+// starts), headless Chromium at 1366 px, createTransfer reached through the sidebar, its console's "Create
+// one … with fresh values", then Send twice with one Idempotency-Key by keyboard: 201, then the replay of the
+// same transfer. Done in a fresh profile; again after a second start on the SAME database file, in the
+// returning tab (reloaded: its storage kept) and in a fresh profile; and again after the demo organization's
+// clock moved a day forward through the admin API. No field is edited by hand.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { loadSpec, operations } from '@payments/spec';
+import { DEMO_NAME } from '../../packages/sandbox/src/demo-organization.ts';
+import { serveSandbox, type ServedSandbox } from '../../packages/sandbox/src/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/lib/chromium.ts';
+import { bundledJson, bundledYaml, docsDir } from '../../tools/lib/paths.ts';
+
+const MENU = '[data-component-name="Menu/Menu"]';
+const WAIT_MS = 5_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const doc = loadSpec();
+const summaryOf = (operationId: string) => String(operations(doc).find((o) => o.operationId === operationId)!.operation.summary);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'docs-first-payment-'));
+const databaseFile = join(dataDir, 'sandbox.db');
+let served: ServedSandbox | undefined;
+const browsers: LaunchedChromium[] = [];
+const pageErrors: string[] = [];
+let returning: Page | undefined;
+
+/** `npm start`: the sandbox on the database file with the docs, a demo organization and a new demo key. */
+async function start(port: number): Promise<ServedSandbox> {
+  return serveSandbox({ port, file: databaseFile, site: { docsDir, specJson: bundledJson, specYaml: bundledYaml } });
+}
+
+/** A tab in a fresh browser profile (nothing in its storage). */
+async function freshTab(): Promise<Page> {
+  const browser = await launchChromium();
+  browsers.push(browser);
+  browser.context.setDefaultTimeout(WAIT_MS * 2);
+  const tab = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await tab.setViewportSize({ width: 1366, height: 900 });
+  tab.on('pageerror', (error) => pageErrors.push(error.message));
+  return tab;
+}
+
+async function send(tab: Page): Promise<{ status: number; body: Record<string, unknown> }> {
+  const before = await tab.locator('#try-it .ti-history li').count();
+  await tab.keyboard.press('Enter');
+  await tab.locator('#try-it .ti-history li').nth(before).waitFor({ timeout: WAIT_MS * 2 });
+  return { status: Number((await tab.locator('#try-it .ti-status').innerText()).split(' ')[0]), body: JSON.parse(await tab.locator('#try-it .ti-body').innerText()) as Record<string, unknown> };
+}
+
+/**
+ * The docs' home → sidebar Banking → Create a transfer → Try it → Send, Send. A fresh tab's body carries the
+ * spec's sample recipientId, so it first takes "Create one … with fresh values"; a returning tab's body
+ * carries the recipient it created before (kept in the tab's sessionStorage), so it sends right away.
+ */
+async function firstPayment(tab: Page, sandbox: ServedSandbox): Promise<{ transferId: string; recipientId: string; createdRecipient: boolean }> {
+  await tab.goto(`${sandbox.sandbox.url}/docs/`, { waitUntil: 'load', timeout: WAIT_MS * 6 });
+  await tab.locator(MENU).getByText('Banking', { exact: true }).click();
+  await tab.locator(MENU).getByText(summaryOf('createTransfer'), { exact: true }).click();
+  // A returning tab may have kept its console open; a fresh one shows the launcher.
+  await expect.poll(async () => (await tab.locator('#try-it').isVisible()) || (await tab.locator('.try-it-launcher').isVisible()), { timeout: WAIT_MS * 2 }).toBe(true);
+  if (!(await tab.locator('#try-it').isVisible())) await tab.locator('.try-it-launcher').click();
+  await expect.poll(() => tab.locator('#try-it .ti-endpoint').innerText(), { timeout: WAIT_MS }).toContain('/v1/banking/transfers');
+  await expect.poll(() => tab.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toMatch(/\S/);
+  const createdRecipient = await tab.locator('#try-it .ti-prereq button').isVisible();
+  if (createdRecipient) {
+    await tab.locator('#try-it .ti-prereq button').click();
+    await expect.poll(() => tab.locator('#try-it .ti-prereq').innerText(), { timeout: WAIT_MS * 2 }).toContain('it is in the body now');
+    expect(await tab.evaluate(() => document.activeElement?.textContent), 'focus on Send after the recipient is created').toBe('Send');
+  } else {
+    await tab.locator('#try-it .ti-send').click();
+    await tab.locator('#try-it .ti-history li').first().waitFor({ timeout: WAIT_MS * 2 });
+  }
+  const recipientId = String((JSON.parse(await tab.locator('#ti-body').inputValue()) as { recipientId: unknown }).recipientId);
+  const first = createdRecipient ? await send(tab) : { status: Number((await tab.locator('#try-it .ti-status').innerText()).split(' ')[0]), body: JSON.parse(await tab.locator('#try-it .ti-body').innerText()) as Record<string, unknown> };
+  expect(first.status, JSON.stringify(first.body)).toBe(201);
+  const second = await send(tab);
+  expect(second.status, JSON.stringify(second.body)).toBe(201);
+  expect(second.body.id, 'the replay answers with the same transfer').toBe(first.body.id);
+  expect(await tab.locator('#try-it .ti-replay').innerText()).toContain('replayed the original result');
+  return { transferId: String(first.body.id), recipientId, createdRecipient };
+}
+
+beforeAll(async () => {
+  served = await start(0);
+});
+
+afterAll(async () => {
+  for (const browser of browsers) await browser.close();
+  await served?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a first payment from the docs succeeds every time (fresh tab, returning tab, second npm start, second day)', () => {
+  const paid: string[] = [];
+  let firstRecipient = '';
+
+  it('first start, fresh profile: creates a recipient, pays, and the second Send is the replay', { timeout: 120_000 }, async () => {
+    returning = await freshTab();
+    const first = await firstPayment(returning, served!);
+    expect(first.createdRecipient, 'a fresh tab is offered "Create one"').toBe(true);
+    firstRecipient = first.recipientId;
+    paid.push(first.transferId);
+  });
+
+  it('second start on the same database file: the returning tab and a fresh profile each pay again', { timeout: 180_000 }, async () => {
+    const port = served!.sandbox.port;
+    await served!.close();
+    served = undefined;
+    // The same port when it is still free (the returning tab's origin, so its storage applies), else any.
+    served = await start(port);
+    const organizations = await served.sandbox.store.transaction((tx) => tx.listOrganizations());
+    expect(organizations.filter((o) => o.name === DEMO_NAME), 'one demo organization, reused').toHaveLength(1);
+    const again = await firstPayment(returning!, served);
+    expect(again.createdRecipient, 'the returning tab pays its own recipient').toBe(false);
+    expect(again.recipientId).toBe(firstRecipient);
+    const fresh = await firstPayment(await freshTab(), served);
+    expect(fresh.createdRecipient, 'a fresh profile creates another recipient (fresh nickname and PIX key: no 409)').toBe(true);
+    expect(fresh.recipientId).not.toBe(firstRecipient);
+    paid.push(again.transferId, fresh.transferId);
+  });
+
+  it('a day later on the demo organization\'s clock (admin API): the returning tab and a fresh profile pay again', { timeout: 180_000 }, async () => {
+    const sandbox = served!.sandbox;
+    const organizations = await sandbox.store.transaction((tx) => tx.listOrganizations());
+    const demo = organizations.find((o) => o.name === DEMO_NAME)!;
+    const advanced = await fetch(`${sandbox.url}/admin/organizations/${demo.id}/clock/advance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ milliseconds: DAY_MS }),
+    });
+    expect(advanced.status, await advanced.clone().text()).toBe(200);
+    paid.push((await firstPayment(returning!, served!)).transferId);
+    paid.push((await firstPayment(await freshTab(), served!)).transferId);
+    expect(new Set(paid).size, 'each payment is a new transfer').toBe(paid.length);
+    expect(pageErrors).toEqual([]);
+  });
+});
