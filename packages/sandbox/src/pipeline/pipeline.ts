@@ -204,12 +204,12 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
     line.code = 'request_aborted'; // logged without a status: nothing was answered
     return;
   }
-  const { status, code, headers } = errorAnswer(contract, err);
+  const failure = asFailure(err);
+  const { status, code, headers } = errorAnswer(contract, failure ?? err);
   line.status = status;
   line.code = code;
-  const failure = asFailure(err);
   if (failure) {
-    if (!(err instanceof Failure)) process.stderr.write(`sandbox: request ${line.requestId} answered 503: the database cannot be reached (${String(err)})\n`);
+    if (failure !== err) process.stderr.write(`sandbox: request ${line.requestId} answered ${status}: the database cannot be reached (${String(err)})\n`);
     sendJson(res, status, { error: failure.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
     return;
   }
