@@ -17,12 +17,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRequire } from 'node:module';
-import { Socket } from 'node:net';
 import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { BALANCE_SLOTS, createPostgresStore } from '../../packages/sandbox/src/store/postgres.ts';
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
+import { recordRoundTrips, type Sent } from '../../tools/lib/pg-round-trips.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
 import { median } from '../lib/stats.ts';
 
@@ -40,52 +39,6 @@ function balanceSlotParam(text: string): number {
 /** Runs of each request recorded: enough to see every value the store picks at random (16 balance slots). */
 const RECORDINGS = 64;
 const progress = (message: string) => process.stderr.write(`[pg-ceiling] ${message}\n`);
-
-/**
- * Every statement a pg client sends while `recording` is set, with its values, and the round trip it went
- * in: a statement sent while none of the request's statements is awaiting its answer starts a new one (the
- * request waited for the database before it); one sent while another is in flight (pipelined) joins it.
- */
-export interface Sent {
-  text: string;
-  values: unknown[];
-  roundTrip: number;
-}
-let recording: Sent[] | undefined;
-let inFlight = 0;
-let roundTrips = 0;
-// The store's own pg (the sandbox package's dependency): its Client is what the store's pool uses.
-const pg = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as { Client: { prototype: { query: (...a: unknown[]) => unknown } } };
-const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: unknown, ...a: unknown[]) {
-  const [config, values] = a as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-  if (!recording) return query.apply(this, a);
-  if (inFlight++ === 0) roundTrips++;
-  recording.push({ ...(typeof config === 'string' ? { text: config, values: values ?? [] } : { text: config.text, values: config.values ?? [] }), roundTrip: roundTrips });
-  const done = () => void inFlight--;
-  const callback = a.findIndex((arg) => typeof arg === 'function');
-  if (callback >= 0) {
-    const answer = a[callback] as (...r: unknown[]) => unknown;
-    a[callback] = (...r: unknown[]) => (done(), answer(...r));
-    return query.apply(this, a);
-  }
-  const result = query.apply(this, a) as Promise<unknown>;
-  result.then(done, done);
-  return result;
-};
-
-/**
- * Socket writes to PostgreSQL while `recording` is set (each a write(2) or writev(2), what a round trip costs
- * both processes most of): fewer than the statements when the store sends a round trip's statements in one.
- */
-let socketWrites = 0;
-let pgPort = 0;
-const socket = Socket.prototype as unknown as { _writeGeneric: (this: Socket, ...a: unknown[]) => unknown };
-const writeGeneric = socket._writeGeneric;
-socket._writeGeneric = function (this: Socket, ...a: unknown[]) {
-  if (recording && this.remotePort === pgPort) socketWrites++;
-  return writeGeneric.apply(this, a);
-};
 
 /**
  * A pgbench script of one request's recorded statements (several recordings of the same request): values
@@ -164,7 +117,6 @@ export interface CeilingOptions {
  */
 export async function pgCeiling(url: string, options: CeilingOptions): Promise<CeilingRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'pg-ceiling-'));
-  pgPort = Number(new URL(url).port);
   const store = createPostgresStore({ url });
   const sandbox = await startSandbox({ store, port: 0, host: '127.0.0.1' });
   let open = true;
@@ -187,13 +139,7 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
     const record = async (times: number, request: (run: number) => Promise<Response>) => {
       const runs: { body: Record<string, unknown>; sent: Sent[]; writes: number }[] = [];
       for (let run = 0; run < times; run++) {
-        recording = [];
-        roundTrips = 0;
-        socketWrites = 0;
-        const response = await request(run);
-        const sent = recording;
-        recording = undefined;
-        const writes = socketWrites;
+        const { sent, writes, result: response } = await recordRoundTrips(url, () => request(run));
         const body = (await response.json()) as Record<string, unknown>;
         if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(body)}`);
         runs.push({ body, sent, writes });

@@ -20,7 +20,8 @@
 // raw|http (the load generator's HTTP client: raw-http.ts, default, or node:http's), --wait-quiet-s N (wait up
 // to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
 // --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
-// throughput verdict FAILs), --profile-ms N, --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
+// throughput verdict FAILs), --profile-ms N, --keep-profiles DIR (the .cpuprofile files are kept there, for
+// Chrome DevTools' Performance panel or VS Code; otherwise only their summary is printed), --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
 // own), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
 // pool; the store's default otherwise), --pool-sweep (two more PostgreSQL sandboxes, pools of 8 and 32, in the
@@ -31,7 +32,7 @@
 // `TMPDIR=/dev/shm` puts them on tmpfs, where an fsync costs nothing, which shows the disk's share of the
 // latency (the embedded UUID-key POST p99, measured: 5.7–8.7 ms on this machine's disk, 4.6–6.0 on tmpfs).
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { constants as osConstants, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +85,7 @@ const { values: args } = parseArgs({
     transfers: { type: 'string' },
     profile: { type: 'string', default: 'auto' },
     'profile-ms': { type: 'string' },
+    'keep-profiles': { type: 'string' },
     candidate: { type: 'string' },
     'candidate-postgres': { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
@@ -220,6 +222,8 @@ function watchExit(exited: Promise<{ code: number | null; signal: NodeJS.Signals
 
 const tempDir = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
 own('temp folder', async () => rmSync(tempDir, { recursive: true, force: true }));
+const profilesDir = args['keep-profiles'] ? resolve(args['keep-profiles']) : tempDir;
+if (profilesDir !== tempDir) mkdirSync(profilesDir, { recursive: true });
 
 /** The postmaster's pid (the parent of every PostgreSQL process), from its pid file. */
 function postmasterOf(pg: ThrowawayPostgres): () => number | undefined {
@@ -311,9 +315,11 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
   let budgets = [Number.MAX_SAFE_INTEGER];
   if (sandbox) {
     const pool = sandbox.pools[op];
-    // Twice what the block could use at the fastest rate seen so far; before any was seen, the rate of a
-    // bare node:http server on such a machine (keys are cheap, a pool that runs dry mid-block ends the run).
-    const rate = fastest.get(rowKey(op, target.id)) ?? FIRST_RATE_GUESS;
+    // Twice what the block could use at the fastest rate seen so far, and never less than half the rate of
+    // a bare node:http server on such a machine: a cold warm-up block can run at under half of the next
+    // block's rate (GET balance: ~9,000 then ~20,000 req/s). Keys are cheap; a pool that runs dry mid-block
+    // ends the run.
+    const rate = Math.max(fastest.get(rowKey(op, target.id)) ?? FIRST_RATE_GUESS, FIRST_RATE_GUESS / 2);
     const need = window.maxRequests ?? Math.ceil((rate * 2 * (window.warmupMs + window.durationMs)) / 1000);
     const created = await pool.ensure(need + concurrency * 2);
     if (created) progress(`  ${target.id}: +${created} API keys for ${op} (pool: ${pool.keys.length} keys, ${pool.remaining().toLocaleString('en-US')} requests of budget)`);
@@ -442,7 +448,7 @@ async function profileRun(id: ServerId, store: { file: string } | { databaseUrl:
   const target = await startSandboxTarget(id, store, dbParent ? { dbParent } : {});
   await setUpTenants(target);
   await loadRun(target, op, { warmupMs: 0, durationMs: Math.min(2_000, profileMs) });
-  const file = join(tempDir, `${id}-${op}.cpuprofile`);
+  const file = join(profilesDir, `${id}-${op}.cpuprofile`);
   await target.profile!('start', file);
   const r = await loadRun(target, op, { warmupMs: 0, durationMs: profileMs });
   await target.profile!('stop', file);
@@ -451,7 +457,7 @@ async function profileRun(id: ServerId, store: { file: string } | { databaseUrl:
   const summary = summarizeProfile(file);
   return (
     `\nCPU profile: ${opLabel[op]} on ${id} (${(summary.totalMs / 1000).toFixed(1)} s, ${summary.samples} samples at 0.5 ms; ` +
-    `the load meanwhile: ${describe(r)}; the profiler slows it somewhat)\n\n${summary.areas}\n\n${summary.selfTop}\n\n${summary.sandboxInclusive}\n`
+    `the load meanwhile: ${describe(r)}; the profiler slows it somewhat)${profilesDir === tempDir ? '' : `; kept in ${file}`}\n\n${summary.areas}\n\n${summary.selfTop}\n\n${summary.sandboxInclusive}\n`
   );
 }
 

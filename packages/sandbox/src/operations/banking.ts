@@ -5,7 +5,7 @@ import { validAddress } from '../eip55.ts';
 import { fromCents, normalizeAmount, toCents } from '../money.ts';
 import { PIX_QUOTE_MAX_CENTS, testValue } from '../test-values.ts';
 import { ConstraintViolation, type RecipientRecord, type Transaction, type TransferRecord, type TransferStatus } from '../store/types.ts';
-import { compact, type OperationHandler } from './context.ts';
+import { compact, type OperationContext, type OperationHandler } from './context.ts';
 
 const CURRENCY: Record<string, string> = { brl_pix: 'BRL', usd_ach: 'USD', usd_wire: 'USD', wallet: 'USD' };
 
@@ -79,10 +79,13 @@ export const createRecipient: OperationHandler = {
 
 export const transferFingerprint = (body: Record<string, unknown>) => JSON.stringify([String(body.recipientId), normalizeAmount(body.amount)]);
 
+/** The transfer's recipient: createTransfer's read ahead (OperationHandler.readAhead). */
+const readRecipient = ({ tx, org, body }: OperationContext): Promise<RecipientRecord | undefined> => tx.getRecipient(org.id, String(body.recipientId));
+
 /** Checks that decide whether a transfer can be made at all; shared by a first attempt and a resolved retry. */
-export async function admitTransfer(ctx: Parameters<OperationHandler['run']>[0]): Promise<RecipientRecord> {
-  const { tx, org, body } = ctx;
-  const recipient = await tx.getRecipient(org.id, String(body.recipientId));
+export async function admitTransfer(ctx: OperationContext): Promise<RecipientRecord> {
+  const { org, body } = ctx;
+  const recipient = await ((ctx.readAhead as ReturnType<typeof readRecipient> | undefined) ?? readRecipient(ctx));
   if (recipient?.rail === 'wallet') {
     if (!org.walletTransfers) throw new Failure('wallet_transfers_not_enabled');
     if (!recipient.active) throw new Failure('wallet_recipient_required');
@@ -115,6 +118,7 @@ export async function insertTransfer(ctx: Parameters<OperationHandler['run']>[0]
 const FINAL_RESOLUTIONS: readonly string[] = ['pending', 'completed', 'failed', 'cancelled'];
 
 export const createTransfer: OperationHandler = {
+  readAhead: readRecipient,
   fingerprint: transferFingerprint,
   conflictCode: 'banking_transfer_idempotency_conflict',
   async run(ctx) {

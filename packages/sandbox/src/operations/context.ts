@@ -12,6 +12,8 @@ export interface OperationContext {
   /** When the request arrived, as an ISO string (the same for every record the request creates). */
   readonly now: string;
   newId: (prefix: string) => string;
+  /** The handler's readAhead(), when it was started beside the Idempotency-Key's read (see readAhead). */
+  readAhead?: Promise<unknown> | undefined;
 }
 
 export interface OperationResult {
@@ -21,6 +23,11 @@ export interface OperationResult {
 
 export interface OperationHandler {
   run(ctx: OperationContext): Promise<OperationResult>;
+  /**
+   * The first read `run` makes, whatever the key holds: on an engine that pipelines (PostgreSQL) it is sent
+   * with the key's read, one round trip for both, and `run` finds it in ctx.readAhead. A replay never uses it.
+   */
+  readAhead?(ctx: OperationContext): Promise<unknown>;
   /** The request identity under one Idempotency-Key (POSTs). */
   fingerprint?(body: Record<string, unknown>): string;
   /** A key reused with another identity: a conflict code (transfers), or undefined to replay the original. */

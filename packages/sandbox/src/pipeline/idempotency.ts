@@ -16,7 +16,9 @@ export async function respond(tx: Transaction, request: ApiRequest): Promise<Ope
   const ctx = operationContext(tx, request);
   if (!request.idempotencyKey || !handler.fingerprint) return handler.run(ctx);
   const fingerprint = handler.fingerprint(request.body);
-  const existing = await tx.readIdempotency(request.org.id, request.op.operationId, request.idempotencyKey);
+  const keyRead = tx.readIdempotency(request.org.id, request.op.operationId, request.idempotencyKey);
+  if (handler.readAhead && tx.pipelined) ctx.readAhead = settledLater(handler.readAhead(ctx));
+  const existing = await keyRead;
   if (existing) {
     if (existing.fingerprint !== fingerprint && handler.conflictCode) throw new Failure(handler.conflictCode);
     if (existing.state === 'done') return { status: existing.status!, body: existing.body };
@@ -31,6 +33,12 @@ export async function respond(tx: Transaction, request: ApiRequest): Promise<Ope
   });
   await tx.insertIdempotency({ ...record(request, fingerprint, 'done', null), status: result.status, body: result.body });
   return result;
+}
+
+/** `read`, with its failure left to whoever awaits it (a replay never does: no unhandled rejection). */
+function settledLater<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
 
 /**

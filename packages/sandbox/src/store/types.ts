@@ -116,6 +116,8 @@ export interface FaultRecord {
 }
 
 export interface Transaction {
+  /** Whether statements asked for together reach the database together (PostgreSQL's pipeline): reads worth starting early. */
+  readonly pipelined: boolean;
   insertOrganization(org: Organization): Promise<void>;
   getOrganization(id: string): Promise<Organization | undefined>;
   updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt' | 'clockMs'>>): Promise<Organization | undefined>;
