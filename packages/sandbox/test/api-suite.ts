@@ -201,6 +201,17 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(await transfer(key, recipient.id, 1), 'recipient_not_found');
       });
 
+      it('a replay answers the original 201 after its recipient was deactivated (the recipient read ahead is not used)', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        const first = await transfer(key, recipient.id, 1, 'trf-replay-after-deactivation');
+        expect(first.status).toBe(201);
+        await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/deactivate`);
+        const replay = await transfer(key, recipient.id, 1, 'trf-replay-after-deactivation');
+        expect(replay.status).toBe(201);
+        expect(replay.text).toBe(first.text);
+      });
+
       it('wallet recipients: wallet transfers enabled, saved AND activated in the dashboard', async () => {
         const { org, key } = await admin.org();
         const wallet = await admin.req('POST', `/organizations/${org.id}/wallet-recipients`, { nickname: 'Cold wallet', destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' });
