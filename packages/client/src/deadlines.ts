@@ -31,9 +31,9 @@ export function deadlines(timeoutMs: number, setTimer: SetTimer | undefined, now
 
   /** Arms the timer for the oldest attempt in flight, if there is one and no timer is armed. */
   const armForOldest = () => {
-    const oldest = pending.values().next();
-    if (oldest.done || stop) return;
-    const ms = oldest.value - clock();
+    const [oldest] = pending.values(); // its deadline
+    if (oldest === undefined || stop) return;
+    const ms = oldest - clock();
     if (setTimer) return void (stop = setTimer(ms, fire));
     const timer = setTimeout(fire, ms);
     stop = () => clearTimeout(timer);
@@ -58,9 +58,10 @@ export function deadlines(timeoutMs: number, setTimer: SetTimer | undefined, now
       else armForOldest();
     },
     release(expire) {
-      if (!pending.delete(expire) || pending.size > 0 || !stop) return;
-      if (refable) refable.unref();
-      else (stop(), (stop = undefined));
+      if (pending.delete(expire) && !pending.size && stop) {
+        if (refable) refable.unref();
+        else (stop(), (stop = undefined));
+      }
     },
   };
 }
