@@ -1,11 +1,12 @@
 // Where our layer's time goes, on the stub transport: bare openapi-fetch POSTs with one piece of our
 // client's per-call work added at a time, measured in the same alternating rounds as the main table.
-// Each piece mirrors packages/client/src (client.ts `call`, retry-fetch.ts first attempt); the modules
+// Each piece mirrors packages/client/src (client.ts `call`, retry-fetch.ts first attempt, deadlines.ts); the modules
 // are imported from dist/, so the checks are the shipped code, not copies.
 import type { paths } from '@payments/types';
 import createClient from '../../packages/client/node_modules/openapi-fetch/dist/index.mjs';
 import { createPaymentsClient } from '@payments/client';
 import { operationIds } from '../../packages/client/dist/generated/spec-rules.js';
+import { deadlines } from '../../packages/client/dist/deadlines.js';
 import { policyFor } from '../../packages/client/dist/policy.js';
 import { checkBody, checkIdempotencyKey } from '../../packages/client/dist/validate.js';
 import type { Contender } from '../lib/rounds.ts';
@@ -17,6 +18,7 @@ const TIMEOUT_MS = 30_000;
 export function breakdownContenders(transport: Transport, baseUrl: string): Contender[] {
   const api = createClient<paths>({ baseUrl, headers: { 'x-api-key': API_KEY }, fetch: transport });
   const ours = createPaymentsClient({ apiKey: API_KEY, baseUrl, fetch: transport });
+  const shared = deadlines(TIMEOUT_MS, undefined, Date.now);
   const post = (fetch?: (request: Request) => Promise<Response>, signal?: AbortSignal) =>
     api.POST(TRANSFERS_PATH, {
       params: { header: { 'Idempotency-Key': nextKey() } },
@@ -54,6 +56,12 @@ export function breakdownContenders(transport: Transport, baseUrl: string): Cont
     ['+ per-attempt timer only (setTimeout, clearTimeout)', () => {
       const timer = setTimeout(() => {}, TIMEOUT_MS);
       return post().finally(() => clearTimeout(timer));
+    }],
+    // What our client does instead (since issue 25): a deadline on the client's one timer, armed once.
+    ['+ per-attempt deadline on one shared timer (deadlines.ts)', () => {
+      const expire = () => {};
+      shared.watch(expire);
+      return post().finally(() => shared.release(expire));
     }],
     ['+ per-attempt AbortController only', () => (new AbortController(), post())],
     ['+ a Promise around the call only (the body-read guard)', () => new Promise((resolve, reject) => void post().then(resolve, reject))],

@@ -9,7 +9,8 @@ import { operationIds } from './generated/spec-rules.ts';
 import { newIdempotencyKey } from './idempotency.ts';
 import { nextStepAfter, REFUSED } from './next-step.ts';
 import { policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
-import { attemptSignal, parseRetryAfter, realTimer, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime, type SetTimer } from './retry-fetch.ts';
+import { deadlines, type SetTimer } from './deadlines.ts';
+import { attemptSignal, parseRetryAfter, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
 import { checkBody, checkIdempotencyKey } from './validate.ts';
 
 /** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
@@ -82,13 +83,15 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
   const baseFetch = options.fetch ?? ((request: Request, init?: { signal: AbortSignal }) => globalThis.fetch(request, init));
   const log = options.logger;
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const runtime: Runtime = {
     fetch: baseFetch,
     sleep: options.sleep ?? sleep,
-    now: options.now ?? Date.now,
+    now,
     random: options.random ?? Math.random,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    setTimer: options.setTimer ?? realTimer,
+    timeoutMs,
+    deadlines: deadlines(timeoutMs, options.setTimer, now),
     onRetry: (event) => {
       options.onRetry?.(event);
       log?.({ event: 'retry', ...event });

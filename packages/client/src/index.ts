@@ -3,6 +3,7 @@ export { ApiError, AbortError, EdgeError, NetworkError, PaymentsError, ResponseE
 export { deriveIdempotencyKey, newIdempotencyKey, KEY_NAMESPACE } from './idempotency.ts';
 export { defaultRetryPolicy, policyFor, type RetryMode, type RetryOn, type RetryOptions, type RetryPolicy } from './policy.ts';
 export { classifyTransfer, type TransferOutcome } from './transfer-outcome.ts';
-export type { RetryEvent, SetTimer } from './retry-fetch.ts';
+export type { RetryEvent } from './retry-fetch.ts';
+export type { SetTimer } from './deadlines.ts';
 export type { NextStep } from './next-step.ts';
 export { normalizeAmount } from './validate.ts';

@@ -3,6 +3,7 @@
 // the same key by construction; nothing here can mint a new one. Each attempt has its own timeout; waits
 // are abortable through the caller's signal.
 import { AbortError, NetworkError, TimeoutError, text } from './errors.ts';
+import { TIMEOUT, type Deadlines } from './deadlines.ts';
 import { retryDelay, type Attempt, type RetryPolicy } from './policy.ts';
 
 /** One call's ids and attempt count: what every error, log and retry event of the call carries. */
@@ -30,21 +31,10 @@ export interface Runtime {
   now: () => number;
   random: () => number;
   timeoutMs: number;
-  setTimer: SetTimer;
+  /** The client's one timer for every attempt's timeout. */
+  deadlines: Deadlines;
   onRetry: ((event: RetryEvent) => void) | undefined;
 }
-
-/** Starts a timer and returns its cancel: the per-attempt timeout's clock (virtual in tests). */
-export type SetTimer = (ms: number, onTimeout: () => void) => () => void;
-
-/**
- * The default timer. Not unref'd: it guards a call in flight, and a process with nothing else to do must
- * wait for the call's end (a stalled fetch may hold no other handle).
- */
-export const realTimer: SetTimer = (ms, onTimeout) => {
-  const timer = setTimeout(onTimeout, ms);
-  return () => clearTimeout(timer);
-};
 
 /** An abortable setTimeout; the default `sleep`. Its timer is not unref'd either: the caller awaits the call. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -77,9 +67,9 @@ async function inspect(response: Response, now: number): Promise<Attempt> {
 }
 
 /**
- * One attempt's signal: aborts after `timeoutMs` or when the caller's signal aborts. A plain timer and
- * listener, released by dispose(): nothing outlives the attempt (AbortSignal.timeout/any hold memory until
- * the timeout fires, 30 s later). On abort it also calls `interrupt`, the reject of whatever waits on the
+ * One attempt's signal: aborts after `timeoutMs` or when the caller's signal aborts. A deadline on the
+ * client's one timer (deadlines.ts) and a listener, released by dispose(): nothing outlives the attempt
+ * (AbortSignal.timeout/any hold memory until the timeout fires, 30 s later). On abort it also calls `interrupt`, the reject of whatever waits on the
  * attempt (its fetch, then the reading of its body): a fetch or a body that ignores the signal cannot
  * outlive the attempt. (A hook rather than a second abort listener: fewer objects per call. Keep this a
  * plain object: a getter in it made every call measurably slower, bench/client.)
@@ -90,8 +80,6 @@ export interface AttemptSignal {
   dispose(): void;
 }
 
-/** The reason an attempt's signal aborts with when its time is up (one object: `timedOut` compares with it). */
-const TIMEOUT = new DOMException('timeout', 'TimeoutError');
 export const timedOut = (attempt: AttemptSignal) => attempt.signal.reason === TIMEOUT;
 
 export function attemptSignal(runtime: Runtime, caller: AbortSignal | undefined): AttemptSignal {
@@ -102,13 +90,13 @@ export function attemptSignal(runtime: Runtime, caller: AbortSignal | undefined)
     attempt.interrupt?.(reason);
   };
   const onCallerAbort = () => abort(caller!.reason);
-  const cancelTimer = runtime.setTimer(runtime.timeoutMs, () => abort(TIMEOUT));
+  runtime.deadlines.watch(abort); // called with TIMEOUT when the attempt's time is up
   caller?.addEventListener('abort', onCallerAbort); // removed by dispose(), which every call ends with
   const attempt: AttemptSignal = {
     signal: controller.signal,
     interrupt: undefined,
     dispose() {
-      cancelTimer();
+      runtime.deadlines.release(abort);
       caller?.removeEventListener('abort', onCallerAbort);
     },
   };

@@ -28,3 +28,17 @@ it('the call ends with its result or error, not with the process exiting', () =>
   expect(result.stdout.trim().split('\n')).toEqual(['no answer TimeoutError 2', 'stalled body TimeoutError 1', 'wait ok 2']);
   expect(result.status).toBe(0);
 }, 60_000);
+
+// The client keeps one timer armed between calls (src/deadlines.ts): once no attempt is in flight it must
+// not hold the process, or a script that made one quick call would wait out the 30 s timeout before exiting.
+it('after the last call, nothing holds the process (the default 30 s timeout stays armed, unref’d)', () => {
+  const quick = `
+const { createPaymentsClient } = await import(${JSON.stringify(entry)});
+const client = createPaymentsClient({ apiKey: 'svc_live_lifetime', baseUrl: 'http://127.0.0.1:1', fetch: async () => Response.json({ balances: [] }) });
+console.log('ok', (await client.GET('/v1/banking/balance')).attempts, (await client.GET('/v1/banking/balance')).attempts);
+`;
+  // Killed at 20 s, well before the 30 s timer would let go of the process: then status is null.
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', quick], { encoding: 'utf8', timeout: 20_000 });
+  expect(result.stdout.trim()).toBe('ok 1 1');
+  expect(result.status).toBe(0);
+}, 60_000);
