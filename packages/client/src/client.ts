@@ -55,7 +55,7 @@ export interface PaymentsClientOptions {
    */
   fetch?: (request: Request, init: { signal: AbortSignal }) => Promise<Response>;
   retry?: RetryOptions;
-  /** Per attempt (the answer and its body), not per call. Default 30 s. */
+  /** Per attempt (the answer and its body), not per call. Default 30 s; from 1 ms to 2^31-1 ms (a timer's range), else refused. */
   timeoutMs?: number;
   /** Injectable timer of the per-attempt timeout: `(ms, onTimeout) => cancel`, e.g. virtual time in tests (pair it with `sleep` and `now`). */
   setTimer?: SetTimer;
@@ -85,6 +85,8 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   const log = options.logger;
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  // Timers take at most 2^31-1 ms (about 24.8 days): a longer or non-numeric timeout would fire at once or never.
+  if (!(timeoutMs > 0 && timeoutMs < 2 ** 31)) throw new PaymentsError('invalid timeoutMs', REFUSED);
   const runtime: Runtime = {
     fetch: baseFetch,
     sleep: options.sleep ?? sleep,

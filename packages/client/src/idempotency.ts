@@ -17,7 +17,7 @@ export function newIdempotencyKey(): string {
  */
 export async function deriveIdempotencyKey(operation: string, stableId: string, namespace = KEY_NAMESPACE): Promise<string> {
   const ns = namespace.replace(/-/g, '');
-  if (!operation || !stableId || !/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('deriveIdempotencyKey: an operation, a stable id and a UUID namespace are required');
+  if (!operation || !stableId || !/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('deriveIdempotencyKey: operation, stableId and a UUID namespace required');
   const utf8 = new TextEncoder();
   const name = utf8.encode(`${utf8.encode(operation).length}:${operation}:${stableId}`);
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...name])));
