@@ -68,6 +68,15 @@ describe('workflows in the docs', () => {
     await page.screenshot({ path: join(SHOTS, 'workflow-page.png') });
   });
 
+  it('the Inputs table keeps each input name on one line (apiKey, not "apiK / ey")', { timeout: 60_000 }, async () => {
+    await openRoute(workflowRoute('pix-payout'));
+    const names = section(workflowRoute('pix-payout')).locator('table td:first-child code');
+    await names.first().waitFor({ state: 'visible' });
+    const lines = await names.evaluateAll((codes) => codes.map((c) => [c.textContent, Math.round(c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight))] as const));
+    expect(lines.map(([name]) => name)).toContain('apiKey');
+    expect(lines.filter(([, count]) => count !== 1)).toEqual([]);
+  });
+
   it('an operation page links to the workflows using it', { timeout: 60_000 }, async () => {
     await openRoute('/banking/createtransfer');
     const link = section('/banking/createtransfer').locator(`a[href="#${workflowRoute('transfer-503-retry')}"]`);
@@ -82,6 +91,15 @@ describe('workflows in the docs', () => {
     const panel = page.locator('#workflow-run');
     await panel.waitFor({ state: 'visible' });
     await expect.poll(() => panel.locator('#wr-api-key').inputValue(), { timeout: WAIT_MS }).toMatch(/^svc_live_/);
+    // The fields give their text a whole line: with a bare `monospace` and a 15 px content box, the key's
+    // underscores fell below it and "svc_live_" read "svc live".
+    for (const field of ['#wr-api-key', '#wr-run-id']) {
+      const room = await panel.locator(field).evaluate((el) => {
+        const cs = getComputedStyle(el);
+        return (el.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom)) / parseFloat(cs.fontSize);
+      });
+      expect(room, field).toBeGreaterThanOrEqual(1.4);
+    }
     const items = panel.locator('ol > li');
     await expect(items.count()).resolves.toBe(flow.steps.length);
     for (let i = 0; i < flow.steps.length; i++) {

@@ -42,6 +42,9 @@ pre div:has(> button[aria-label="collapse"], > button[aria-label="expand"]) { li
 /* Code samples wrap instead of running under the copy button (long curl comment lines) */
 .panel-request-samples pre, .panel-request-samples pre code, .panel-request-samples pre .th-line, .panel-request-samples pre .th-token { white-space: pre-wrap !important; overflow-wrap: anywhere; }
 .panel-request-samples pre { padding-right: 44px !important; }
+/* Names in a guide's tables (a workflow's inputs: apiKey, runId) keep whole words: Redoc's word-break on code
+   let the table shrink their column until "apiKey" broke as "apiK / ey"; they still break when nothing else fits */
+table.md td code { word-break: normal; overflow-wrap: break-word; }
 /* Error codes linked to their catalog card (tools/lib/docs-browser/error-links.ts) */
 code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 2px; }
 /* The error catalog's cards (one section per code, routes /errors/<code>) use the page's width, not half of it */

@@ -20,7 +20,7 @@ const STYLE = `
 #workflow-run h2 { font-size: 18px; margin: 0; }
 #workflow-run .wr-close { border: 0; background: none; font-size: 24px; cursor: pointer; color: #1f2024; padding: 4px 8px; }
 #workflow-run label { display: block; font-weight: 600; margin: 10px 0 4px; }
-#workflow-run input { width: 100%; box-sizing: border-box; padding: 6px; font-family: monospace; border: 1px solid #6b6f7a; border-radius: 4px; }
+#workflow-run input { width: 100%; box-sizing: border-box; padding: 6px; font-family: var(--code-font-family, ui-monospace, monospace); font-size: 13px; line-height: 20px; border: 1px solid #6b6f7a; border-radius: 4px; }
 #workflow-run .wr-actions { display: flex; gap: 8px; margin: 12px 0; flex-wrap: wrap; }
 #workflow-run button.wr-btn { padding: 8px 12px; border-radius: 6px; border: 1px solid #1655cc; background: #1655cc; color: #fff; cursor: pointer; }
 #workflow-run button.wr-btn.wr-secondary { background: #fff; color: #1655cc; }
