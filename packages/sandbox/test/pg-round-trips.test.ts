@@ -38,11 +38,14 @@ it('a POST transfer with a new key waits for PostgreSQL 4 times: caller, rate li
   expect(recording.writes).toBe(4); // one socket write per round trip (the connection is corked)
 });
 
-it('its replay waits 4 times too, and writes nothing but its journal entry', async () => {
+it('its replay waits at most 4 times, and writes nothing but its journal entry', async () => {
   await transfer('trips-replay');
   const recording = await recordRoundTrips(pg.url, () => transfer('trips-replay'));
   expect(recording.result.status).toBe(201);
-  expect(recording.roundTrips).toBe(4);
+  // 4, or 3 when the recipient read ahead (unused by a replay) is still being answered as the journal row and
+  // COMMIT go out: the recorder then counts them in its round trip (seen under load in CI).
+  expect(recording.roundTrips).toBeGreaterThanOrEqual(3);
+  expect(recording.roundTrips).toBeLessThanOrEqual(4);
   const writes = recording.sent.filter((s) => /^\s*(INSERT|UPDATE|DELETE)/.test(s.text) && !/rate_counters/.test(s.text));
   expect(writes.map((s) => s.text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['INSERT INTO journal']);
 });
