@@ -100,7 +100,7 @@ export async function admitTransfer(ctx: OperationContext): Promise<RecipientRec
   return recipient;
 }
 
-export async function insertTransfer(ctx: Parameters<OperationHandler['run']>[0], recipient: RecipientRecord, status: TransferStatus): Promise<TransferRecord> {
+export async function insertTransfer(ctx: OperationContext, recipient: RecipientRecord, status: TransferStatus): Promise<TransferRecord> {
   const transfer: TransferRecord = {
     id: ctx.newId('trf'),
     organizationId: ctx.org.id,
