@@ -9,7 +9,9 @@
 // this figure; a POST's transaction is its own. The statements the store sent while another of the
 // request's was still in flight (its pipelined transaction) count as one round trip, and pgbench sends them
 // in one pipeline (\startpipeline … \endpipeline) too. The sandbox bench runs pgCeiling() on its own server
-// after its rounds, so each PostgreSQL row reads as a share of it.
+// after its rounds, so each PostgreSQL row reads as a share of it. Beside pgbench, each POST's transaction is
+// also sent by node-postgres from this process with nothing else around it (pg-driver-floor.ts): the most
+// a sandbox on that driver can reach on this machine.
 //
 //   node tools/launch.mjs bench-pg-ceiling [-- --seconds 10 --clients 32]
 import { spawnSync } from 'node:child_process';
@@ -24,6 +26,8 @@ import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { recordRoundTrips, type Sent } from '../../tools/lib/pg-round-trips.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
 import { median } from '../lib/stats.ts';
+import { machineCpuMs } from '../lib/proc.ts';
+import { driverFloor, type DriverFloor } from './pg-driver-floor.ts';
 
 /**
  * Which parameter of `text` is the balance slot (an INSERT INTO balances whose VALUES follow its column
@@ -91,19 +95,25 @@ export interface CeilingRow {
   writes: number;
   tps: number;
   latencyMs: number;
+  /** CPU time the whole machine (PostgreSQL and pgbench, on a quiet machine) used per transaction, µs. */
+  machineUsPerRequest: number;
   /** The statements of one recording, each with its round trip. */
   sent: Sent[];
+  /** The transaction's statements sent by node-postgres from one Node.js process, nothing else (pg-driver-floor.ts); none for a GET. */
+  floor?: DriverFloor;
 }
 
-function pgbench(url: string, script: string, work: string, options: CeilingOptions): { tps: number; latencyMs: number } {
+function pgbench(url: string, script: string, work: string, options: CeilingOptions): { tps: number; latencyMs: number; machineUsPerRequest: number } {
   const file = join(work, 'script.sql');
   writeFileSync(file, script);
+  const before = machineCpuMs();
   const run = spawnSync('pgbench', ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', '2', '-T', String(options.seconds), '-f', file, url], { encoding: 'utf8' });
   if (run.error) throw new Error(`pgbench: ${run.error.message} (it ships with the PostgreSQL client package)`);
   const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
   const latency = /latency average = ([\d.]+) ms/.exec(run.stdout)?.[1];
   if (!tps) throw new Error(`pgbench failed:\n${run.stdout}\n${run.stderr}`);
-  return { tps: Number(tps), latencyMs: Number(latency) };
+  const busyMs = (machineCpuMs()?.busy ?? Number.NaN) - (before?.busy ?? Number.NaN);
+  return { tps: Number(tps), latencyMs: Number(latency), machineUsPerRequest: (busyMs * 1000) / (Number(tps) * options.seconds) };
 }
 
 export interface CeilingOptions {
@@ -156,12 +166,25 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
       ['POST transfer, replay', replays.map((r) => r.sent), [], replays.map((r) => r.writes)],
       ['GET balance', balances.map((r) => r.sent), [], balances.map((r) => r.writes)],
     ];
-    return recorded.map(([name, recordings, ids, writes]) => {
+    const measured = recorded.map(([name, recordings, ids, writes]) => {
       const sent = recordings[0]!;
       const write = median(writes);
       progress(`${name}: ${sent.length} statements in ${sent.at(-1)!.roundTrip} round trips (${write} socket writes), pgbench for ${options.seconds} s`);
-      return { name, statements: sent.length, roundTrips: sent.at(-1)!.roundTrip, writes: write, sent, ...pgbench(url, pgbenchScript(recordings, ids), work, options) };
+      return { name, statements: sent.length, roundTrips: sent.at(-1)!.roundTrip, writes: write, sent, ids, ...pgbench(url, pgbenchScript(recordings, ids), work, options) };
     });
+    const rows: CeilingRow[] = [];
+    for (const { ids, ...row } of measured) {
+      // From BEGIN on: what a request cannot share (the statements before it, the caller and its rate limits,
+      // are one statement for all the requests of an event-loop turn under load). A GET has no transaction.
+      const begin = row.sent.findIndex((s) => s.text === 'BEGIN');
+      if (begin < 0) {
+        rows.push(row);
+        continue;
+      }
+      progress(`${row.name}: its transaction's statements through node-postgres for ${options.seconds} s`);
+      rows.push({ ...row, floor: await driverFloor(url, row.sent.slice(begin), ids, balanceSlotParam, options) });
+    }
+    return rows;
   } finally {
     await close();
     rmSync(work, { recursive: true, force: true });
@@ -176,7 +199,8 @@ if (import.meta.main) {
     const rows = await pgCeiling(server.url, options);
     console.log(`\nPostgreSQL alone with the sandbox's statements (pgbench, ${options.clients} clients, prepared, fsync and synchronous_commit on, ${options.seconds} s each)\n`);
     for (const r of rows) {
-      console.log(`${r.name.padEnd(24)} ${String(r.statements).padStart(2)} statements in ${String(r.roundTrips).padStart(2)} round trips  ${Math.round(r.tps).toLocaleString('en-US').padStart(8)} tps   ${r.latencyMs} ms average latency`);
+      console.log(`${r.name.padEnd(24)} ${String(r.statements).padStart(2)} statements in ${String(r.roundTrips).padStart(2)} round trips  ${Math.round(r.tps).toLocaleString('en-US').padStart(8)} tps   ${r.latencyMs} ms average latency, ${Math.round(r.machineUsPerRequest)} µs of CPU per transaction (PostgreSQL and pgbench)`);
+      if (r.floor) console.log(`${''.padEnd(24)} its transaction through node-postgres alone: ${Math.round(r.floor.tps).toLocaleString('en-US')} tps (${(r.floor.tps / r.tps).toFixed(2)}× pgbench), ${Math.round(r.floor.cpuUsPerRequest)} µs of Node.js CPU and ${Math.round(r.floor.othersUsPerRequest)} µs of PostgreSQL's per transaction`);
     }
     console.log('\nThe statements of each request, in order, by round trip (a number: sent together, then waited for):');
     for (const r of rows) {

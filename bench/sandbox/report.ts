@@ -1,4 +1,5 @@
 // The sandbox bench's tables and verdict lines, from the measured numbers. Pure formatting: nothing runs here.
+import type { DriverFloor } from './pg-driver-floor.ts';
 import { max, median, min, table } from '../lib/stats.ts';
 import type { LoadResult, OpId, ServerId } from './ops.ts';
 import { isBalance, opLabel, OPS, serverLabel } from './ops.ts';
@@ -156,13 +157,15 @@ export function embeddedVerdict(rows: Rows): Verdict {
 }
 
 /** PostgreSQL alone with one request's statements, same run (pg-ceiling.ts): the bench's operation → tps. */
-export type Ceiling = Partial<Record<OpId, { tps: number; roundTrips: number; statements: number; writes: number }>>;
+export type Ceiling = Partial<Record<OpId, { tps: number; roundTrips: number; statements: number; writes: number; floor?: DriverFloor | undefined }>>;
 
 function ceilingPart(rows: Rows, op: OpId, server: ServerId, ceiling: Ceiling, target: number): { pass: boolean; text: string } {
   const alone = ceiling[op]?.tps ?? Number.NaN;
   const share = medianRps(rows, op, server) / alone;
   const pass = share >= target;
-  return { pass, text: `${pass ? 'PASS' : 'FAIL'} ${opLabel[op]} ≥ ${target}× the ceiling: ${fmtRps(medianRps(rows, op, server))} vs ${fmtRps(alone)} tps = ${fmtX(share)}` };
+  const floor = ceiling[op]?.floor;
+  const floorText = floor ? `; node-postgres alone, its transaction only, no HTTP: ${fmtRps(floor.tps)} tps = ${fmtX(floor.tps / alone)}` : '';
+  return { pass, text: `${pass ? 'PASS' : 'FAIL'} ${opLabel[op]} ≥ ${target}× the ceiling: ${fmtRps(medianRps(rows, op, server))} vs ${fmtRps(alone)} tps = ${fmtX(share)}${floorText}` };
 }
 
 export function postgresVerdict(rows: Rows, server: ServerId, ceiling: Ceiling | undefined): Verdict {
@@ -184,9 +187,11 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
   const pgServers = servers.filter((s) => s.includes('postgres'));
   const body = (Object.keys(ceiling) as OpId[]).map((op) => {
     const c = ceiling[op]!;
-    return [opLabel[op], `${c.statements} in ${c.roundTrips}`, String(c.writes), fmtRps(c.tps), ...pgServers.map((s) => `${fmtRps(medianRps(rows, op, s))} (${fmtX(medianRps(rows, op, s) / c.tps)})`)];
+    const floor = c.floor ? [`${fmtRps(c.floor.tps)} (${fmtX(c.floor.tps / c.tps)})`, `${Math.round(c.floor.cpuUsPerRequest)} + ${Math.round(c.floor.othersUsPerRequest)}`] : ['-', '-'];
+    return [opLabel[op], `${c.statements} in ${c.roundTrips}`, String(c.writes), fmtRps(c.tps), ...floor, ...pgServers.map((s) => `${fmtRps(medianRps(rows, op, s))} (${fmtX(medianRps(rows, op, s) / c.tps)})`)];
   });
-  return table(['operation', 'statements in round trips', 'socket writes', 'ceiling tps', ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
+  const header = ['operation', 'statements in round trips', 'socket writes', 'ceiling tps', 'node-postgres alone tps (× ceiling)', 'its CPU µs/tx: Node + PG'];
+  return table([...header, ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
 }
 
 /** --pool-sweep: each pool size against sandbox-postgres (the default pool), round by round. */

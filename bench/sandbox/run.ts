@@ -616,7 +616,7 @@ try {
     progress('PostgreSQL alone with the sandbox\'s statements (pg-ceiling.ts)');
     const measured = await pgCeiling(await pg.createDatabase('sandbox_ceiling'), { seconds: quick ? 3 : 10, clients: concurrency });
     const ops: Record<CeilingRow['name'], OpId> = { 'POST transfer, new key': 'transfer-new', 'POST transfer, replay': 'transfer-replay', 'GET balance': 'balance' };
-    ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements, writes: r.writes }]));
+    ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements, writes: r.writes, floor: r.floor }]));
   }
 
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
@@ -624,7 +624,7 @@ try {
     out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${poolSweepTable(rows)}\n`);
   }
   if (ceiling) {
-    out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it\n\n${ceilingTable(rows, servers, ceiling)}\n`);
+    out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it; beside it, the floor under a POST: its transaction's statements (from BEGIN: the caller and rate-limit statements before it are shared by a turn's requests under load) sent by node-postgres from one Node.js process with nothing else, no HTTP, no load generator (pg-driver-floor.ts), and the CPU per transaction of that process and of PostgreSQL\n\n${ceilingTable(rows, servers, ceiling)}\n`);
   }
   out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
   for (const [id, r] of reached) {

@@ -54,7 +54,7 @@ const nameOf = (text: string) => {
 };
 
 /** Holds a connection's writes until this stretch of code and microtasks ends: a round trip's statements leave in one write (a POST: 10 → 5). */
-function corkUntilNextTick(client: PoolClient): void {
+export function corkUntilNextTick(client: PoolClient): void {
   const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
   if (!stream.writableCorked) (stream.cork(), process.nextTick(() => stream.uncork()));
 }
