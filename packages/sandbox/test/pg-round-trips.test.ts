@@ -1,6 +1,8 @@
 // How often a request waits for PostgreSQL (issue 25, deliver 1): each round trip costs the sandbox and the
 // database a socket write, a read and a wake-up, so the count is part of the store's design and held here.
-// A lone request (each statement shared per event-loop turn is its own round trip here).
+// A lone request (each statement shared per event-loop turn is its own round trip here). And what each of its
+// statements costs PostgreSQL must not grow with the data: the plans the store's prepared statements run on.
+import driver from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordRoundTrips, type Recording } from '../../../tools/lib/pg-round-trips.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
@@ -48,4 +50,43 @@ it('its replay waits at most 4 times, and writes nothing but its journal entry',
   expect(recording.roundTrips).toBeLessThanOrEqual(4);
   const writes = recording.sent.filter((s) => /^\s*(INSERT|UPDATE|DELETE)/.test(s.text) && !/rate_counters/.test(s.text));
   expect(writes.map((s) => s.text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['INSERT INTO journal']);
+});
+
+/** The tables a plan reads with a sequential scan (EXPLAIN's JSON plan tree). */
+function seqScans(plan: { 'Node Type': string; 'Relation Name'?: string; Plans?: unknown[] }): string[] {
+  const own = plan['Node Type'] === 'Seq Scan' ? [plan['Relation Name']!] : [];
+  return [...own, ...(plan.Plans ?? []).flatMap((p) => seqScans(p as typeof plan))];
+}
+
+/** A recorded value as an SQL literal (an array as PostgreSQL's array text). */
+function literal(client: driver.Client, value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
+  return client.escapeLiteral(String(value));
+}
+
+it('every statement of a POST transfer and a GET balance probes an index on the tables that grow with use, whatever their size', async () => {
+  // Prepared statements run on a generic plan, which knows no value: planned as a join, a turn's callers met
+  // every API key (a hash join over a sequential scan) and its rate-limit prune every counter.
+  const db = new driver.Client({ connectionString: pg.url });
+  await db.connect();
+  try {
+    await db.query(`INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at)
+      SELECT 'key_plan_' || g, 'org_plan', md5(g::text) || md5(g::text), 'svc_live_plan', '2026-11-27T00:00:00.000Z', NULL FROM generate_series(1, 2000) g`);
+    await db.query(`INSERT INTO rate_counters (bucket, window_start, count) SELECT 'key:key_plan_' || g, 0, 1 FROM generate_series(1, 2000) g`);
+    await db.query('ANALYZE');
+    const sent = [...(await recordRoundTrips(pg.url, () => transfer('trips-plans'))).sent, ...(await recordRoundTrips(pg.url, () => call(sandbox.url, 'GET', '/v1/banking/balance', { key }))).sent];
+    await db.query('SET plan_cache_mode = force_generic_plan');
+    const scans: string[] = [];
+    for (const [i, { text, values }] of sent.entries()) {
+      if (values.length === 0) continue; // BEGIN, COMMIT
+      await db.query(`PREPARE plan_${i} AS ${text}`);
+      const [row] = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE plan_${i}(${values.map((v) => literal(db, v)).join(', ')})`)).rows as { 'QUERY PLAN': [{ Plan: Parameters<typeof seqScans>[0] }] }[];
+      scans.push(...seqScans(row!['QUERY PLAN'][0].Plan).filter((table) => table === 'api_keys' || table === 'rate_counters').map((table) => `${table} in ${text.replace(/\s+/g, ' ').slice(0, 60)}…`));
+    }
+    expect(sent.length).toBeGreaterThan(10);
+    expect(scans).toEqual([]);
+  } finally {
+    await db.end();
+  }
 });

@@ -221,13 +221,13 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
 
 /**
  * Store.findCaller's statement; `hash` and `operation` are SQL expressions: parameters for one lookup, or the
- * columns of `from`, an unnest that postgres-per-turn.ts prepends to look a turn's callers up at once.
+ * columns of the unnest through which postgres-per-turn.ts looks a turn's callers up at once.
  */
-export const findCallerSql = (hash: string, operation: string, from = '') =>
+export const findCallerSql = (hash: string, operation: string) =>
   `SELECT ${hash} AS asked_hash, ${operation} AS asked_operation, k.id AS key_id, k.organization_id, k.hash, k.prefix, k.created_at AS key_created_at, k.revoked_at, o.*,
      EXISTS (SELECT 1 FROM faults f WHERE f.operation_id = ${operation} AND f.remaining > 0
              AND (f.organization_id = k.organization_id OR f.organization_id IS NULL)) AS fault_pending
-   FROM ${from}api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = ${hash}`;
+   FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.hash = ${hash}`;
 
 export const toCaller = (r: Row): Caller => ({
   key: { id: String(r.key_id), organizationId: String(r.organization_id), hash: String(r.hash), prefix: String(r.prefix), createdAt: String(r.key_created_at), revokedAt: r.revoked_at as string | null },
