@@ -194,19 +194,42 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
   return table([...header, ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
 }
 
+/** Same-round ratios of `server` over `reference` (each round's pair, median and range): req/s, and CPU µs per request. */
+function sameRoundRatios(rows: Rows, op: OpId, server: ServerId, reference: ServerId): { rps: number[]; cpu: number[] } {
+  const results = rows.get(rowKey(op, server)) ?? [];
+  const base = rows.get(rowKey(op, reference)) ?? [];
+  const cpu = (r: LoadResult) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps;
+  const pairs = results.flatMap((r, i) => (base[i] ? [[r, base[i]] as const] : []));
+  return { rps: pairs.map(([r, b]) => r.rps / b.rps).filter(Number.isFinite), cpu: pairs.map(([r, b]) => cpu(r) / cpu(b)).filter(Number.isFinite) };
+}
+
+const fmtRatios = (ratios: number[]) => (ratios.length ? `${fmtX(median(ratios))} (${fmtX(min(ratios))}–${fmtX(max(ratios))})` : '-');
+
+/**
+ * --candidate: the scratch copy against the sandbox on each store it ran on, round by round. The embedded
+ * rows of a candidate that changes only PostgreSQL's code read the noise: two copies of the same code.
+ */
+export function candidateTable(rows: Rows, pairs: readonly (readonly [ServerId, ServerId])[]): string {
+  const body = pairs.flatMap(([candidate, reference]) =>
+    OPS.filter((op) => rows.has(rowKey(op, candidate))).map((op) => {
+      const ratios = sameRoundRatios(rows, op, candidate, reference);
+      return [opLabel[op], `${candidate} / ${reference}`, fmtRatios(ratios.rps), fmtRatios(ratios.cpu), String(ratios.rps.length)];
+    }),
+  );
+  return table(['operation', 'servers', 'req/s ratio, median (range)', 'CPU µs/req ratio, median (range)', 'rounds'], body, ['left', 'left']);
+}
+
 /** --pool-sweep: each pool size against sandbox-postgres (the default pool), round by round. */
 export function poolSweepTable(rows: Rows): string {
   const pools: ServerId[] = ['postgres-pool-8', 'sandbox-postgres', 'postgres-pool-32'];
   const body = (['transfer-new', 'transfer-uuid', 'transfer-replay', 'balance'] as const).flatMap((op) =>
     pools.map((server) => {
       const results = rows.get(rowKey(op, server)) ?? [];
-      const base = rows.get(rowKey(op, 'sandbox-postgres')) ?? [];
-      const ratios = results.map((r, i) => r.rps / (base[i]?.rps ?? Number.NaN)).filter(Number.isFinite);
       return [
         opLabel[op],
         server,
         fmtRps(medianRps(rows, op, server)),
-        server === 'sandbox-postgres' ? '1.00× (ref)' : ratios.length ? `${fmtX(median(ratios))} (${fmtX(min(ratios))}–${fmtX(max(ratios))})` : '-',
+        server === 'sandbox-postgres' ? '1.00× (ref)' : fmtRatios(sameRoundRatios(rows, op, server, 'sandbox-postgres').rps),
         fmtMs(median(pick(results, (r) => r.p99))),
         `${Math.round(cpuPerRequest(rows, op, server))}`,
       ];

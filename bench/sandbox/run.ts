@@ -23,7 +23,7 @@
 // throughput verdict FAILs), --profile-ms N, --keep-profiles DIR (the .cpuprofile files are kept there, for
 // Chrome DevTools' Performance panel or VS Code; otherwise only their summary is printed), --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
-// own), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
+// own; a table of its same-round ratios over the sandbox closes the report), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
 // pool; the store's default otherwise), --pool-sweep (two more PostgreSQL sandboxes, pools of 8 and 32, in the
 // same rounds as sandbox-postgres; a table of same-round ratios against it), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
@@ -50,6 +50,7 @@ import { summarizeProfile } from './profile.ts';
 import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
 import {
   balanceScaleVerdict,
+  candidateTable,
   ceilingTable,
   poolSweepTable,
   embeddedVerdict,
@@ -667,7 +668,8 @@ try {
     verdicts.push(id === 'sandbox-sqlite' ? verdict : { ...verdict, name: `info ${id}` });
   }
   if (candidateTarget) {
-    out(`\nCandidate (${candidate}), informational: POST new ${(medianRps(rows, 'transfer-new', 'candidate-sqlite') / medianRps(rows, 'transfer-new', 'sandbox-sqlite')).toFixed(2)}× the embedded sandbox, replay ${(medianRps(rows, 'transfer-replay', 'candidate-sqlite') / medianRps(rows, 'transfer-replay', 'sandbox-sqlite')).toFixed(2)}×, GET balance ${(medianRps(rows, 'balance', 'candidate-sqlite') / medianRps(rows, 'balance', 'sandbox-sqlite')).toFixed(2)}×\n`);
+    const pairs = [['candidate-sqlite', 'sandbox-sqlite'], ['candidate-postgres', 'sandbox-postgres']] as const;
+    out(`\nCandidate (${candidate}) over the sandbox, same-round ratios over ${rounds} rounds (informational; a ratio of two copies of the same code shows the noise)\n\n${candidateTable(rows, pairs)}\n`);
   }
   out(`\nAt end: ${load()}\n\n${verdicts.map((v) => v.line).join('\n')}\n`);
 
