@@ -64,11 +64,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     connectionString: options.url,
     max: options.poolSize ?? 16,
     pipeline: true, // see inTransaction
-    // Each named statement planned once per connection. On `auto`, PostgreSQL planned every statement that
-    // takes an array (a turn's callers, rate-limit hits, balances) anew at each run, as its generic plan's
-    // estimate (100 rows from an unnest) looks dearer than a custom one: measured, a third of PostgreSQL's CPU
-    // for a caller lookup or a rate-limit hit went to planning. Every statement a request sends is written to
-    // have an index-probing generic plan, which pg-round-trips.test.ts holds.
+    // Each named statement planned once per connection: on `auto`, PostgreSQL planned the statements that take
+    // arrays anew at every run (their generic estimate looks dearer), two thirds of its CPU for a caller lookup.
+    // Every statement a request sends has an index-probing generic plan: pg-round-trips.test.ts holds it.
     options: '-c plan_cache_mode=force_generic_plan',
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
