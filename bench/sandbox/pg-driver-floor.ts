@@ -2,7 +2,7 @@
 // POST's transaction, the statements the sandbox sends from BEGIN to COMMIT (pg-ceiling.ts records them;
 // those before BEGIN, the caller and its rate limits, are one statement for all the requests of an
 // event-loop turn under load). They are sent from this process through the driver the store uses, as the
-// store uses it: a pool with `pipeline: true`, one checked-out connection per client, a round trip's
+// store uses it: a pool with `pipeline: true` and the store's session settings, one checked-out connection per client, a round trip's
 // statements in one socket write, named statements, the balance slot the connection's own. No HTTP, no
 // load generator, no sandbox code. A sandbox on node-postgres does all of this and more per request on the
 // same two cores, so its share of pgbench's ceiling stays under this one's; the CPU per transaction, of this
@@ -13,7 +13,7 @@
 // node-postgres's.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { BALANCE_SLOTS, corkUntilNextTick } from '../../packages/sandbox/src/store/postgres.ts';
+import { BALANCE_SLOTS, corkUntilNextTick, SESSION_SETTINGS } from '../../packages/sandbox/src/store/postgres.ts';
 import type { Sent } from '../../tools/lib/pg-round-trips.ts';
 import { machineCpuMs } from '../lib/proc.ts';
 
@@ -21,7 +21,7 @@ import { machineCpuMs } from '../lib/proc.ts';
 type PoolClient = Parameters<typeof corkUntilNextTick>[0];
 // The `pg` the sandbox package depends on (the root workspace has none of its own, nor its types).
 const { Pool } = createRequire(new URL('../../packages/sandbox/package.json', import.meta.url))('pg') as {
-  Pool: new (config: { connectionString: string; max: number; pipeline: boolean }) => { connect(): Promise<PoolClient>; end(): Promise<void> };
+  Pool: new (config: { connectionString: string; max: number; pipeline: boolean; options: string }) => { connect(): Promise<PoolClient>; end(): Promise<void> };
 };
 
 export interface DriverFloor {
@@ -48,7 +48,7 @@ export async function driverFloor(url: string, sent: readonly Sent[], ids: reado
   const names = new Map<string, string>();
   const nameOf = (text: string) => names.get(text) ?? (names.set(text, `floor_${names.size + 1}`), names.get(text)!);
   const trips = [...new Set(sent.map((s) => s.roundTrip))].map((trip) => sent.filter((s) => s.roundTrip === trip));
-  const pool = new Pool({ connectionString: url, max: options.clients, pipeline: true });
+  const pool = new Pool({ connectionString: url, max: options.clients, pipeline: true, options: SESSION_SETTINGS });
   const clients: PoolClient[] = [];
   try {
     for (let c = 0; c < options.clients; c++) clients.push(await pool.connect());

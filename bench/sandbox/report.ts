@@ -98,10 +98,12 @@ export interface Verdict {
 }
 
 /** Median server (+ PostgreSQL) CPU time per answered request, µs: less sensitive to other processes than req/s. */
+/** A block's CPU µs per request: % of one core → µs; PostgreSQL's processes count for the sandbox on PostgreSQL. */
+const cpuUsOf = (r: LoadResult) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps;
+
 export function cpuPerRequest(rows: Rows, op: OpId, server: ServerId): number {
   const results = rows.get(rowKey(op, server));
-  // % of one core → µs per request; PostgreSQL's processes count for the sandbox on PostgreSQL.
-  return results ? median(pick(results, (r) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps)) : Number.NaN;
+  return results ? median(pick(results, cpuUsOf)) : Number.NaN;
 }
 
 /** A ratio against `refServer`'s row of `refOp` (default: the operation's own reference), judged ≥ target. */
@@ -198,9 +200,8 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
 function sameRoundRatios(rows: Rows, op: OpId, server: ServerId, reference: ServerId): { rps: number[]; cpu: number[] } {
   const results = rows.get(rowKey(op, server)) ?? [];
   const base = rows.get(rowKey(op, reference)) ?? [];
-  const cpu = (r: LoadResult) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps;
   const pairs = results.flatMap((r, i) => (base[i] ? [[r, base[i]] as const] : []));
-  return { rps: pairs.map(([r, b]) => r.rps / b.rps).filter(Number.isFinite), cpu: pairs.map(([r, b]) => cpu(r) / cpu(b)).filter(Number.isFinite) };
+  return { rps: pairs.map(([r, b]) => r.rps / b.rps).filter(Number.isFinite), cpu: pairs.map(([r, b]) => cpuUsOf(r) / cpuUsOf(b)).filter(Number.isFinite) };
 }
 
 const fmtRatios = (ratios: number[]) => (ratios.length ? `${fmtX(median(ratios))} (${fmtX(min(ratios))}–${fmtX(max(ratios))})` : '-');

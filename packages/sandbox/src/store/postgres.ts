@@ -45,6 +45,13 @@ const RATE_COUNTERS = `
     PRIMARY KEY (bucket, window_start)
   )`;
 
+/**
+ * Each named statement planned once per connection: on `auto`, PostgreSQL planned the statements that take
+ * arrays anew at every run (their generic estimate looks dearer), two thirds of its CPU for a caller lookup.
+ * Every statement a request sends has an index-probing generic plan: pg-round-trips.test.ts holds it.
+ */
+export const SESSION_SETTINGS = '-c plan_cache_mode=force_generic_plan';
+
 /** A name per statement text, so each connection prepares a statement once and then only binds it. */
 const names = new Map<string, string>();
 const nameOf = (text: string) => {
@@ -64,10 +71,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     connectionString: options.url,
     max: options.poolSize ?? 16,
     pipeline: true, // see inTransaction
-    // Each named statement planned once per connection: on `auto`, PostgreSQL planned the statements that take
-    // arrays anew at every run (their generic estimate looks dearer), two thirds of its CPU for a caller lookup.
-    // Every statement a request sends has an index-probing generic plan: pg-round-trips.test.ts holds it.
-    options: '-c plan_cache_mode=force_generic_plan',
+    options: SESSION_SETTINGS,
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
   });
