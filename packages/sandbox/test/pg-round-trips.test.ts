@@ -7,17 +7,21 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordRoundTrips, type Recording } from '../../../tools/lib/pg-round-trips.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
 import { startSandbox, type RunningSandbox } from '../src/sandbox.ts';
+import { trimJournalSql } from '../src/store/sql-transaction.ts';
 import { adminOf, call } from './support.ts';
 
 let pg: ThrowawayPostgres;
 let sandbox: RunningSandbox;
 let key: string;
+let organizationId: string;
 let recipientId: string;
 
 beforeAll(async () => {
   pg = await startThrowawayPostgres();
   sandbox = await startSandbox({ databaseUrl: pg.url, adminToken: 'adm_round_trips_token_for_tests' });
-  ({ key } = await adminOf(sandbox).org());
+  const created = await adminOf(sandbox).org();
+  key = created.key;
+  organizationId = String(created.org.id);
   const recipient = await call(sandbox.url, 'POST', '/v1/banking/recipients', { key, idem: 'rcp-trips', body: { rail: 'usd_ach', nickname: 'Trips' } });
   recipientId = String(recipient.body.id);
 });
@@ -52,10 +56,19 @@ it('its replay waits at most 4 times, and writes nothing but its journal entry',
   expect(writes.map((s) => s.text.trim().split(/\s+/).slice(0, 3).join(' '))).toEqual(['INSERT INTO journal']);
 });
 
-/** The tables a plan reads with a sequential scan (EXPLAIN's JSON plan tree). */
-function seqScans(plan: { 'Node Type': string; 'Relation Name'?: string; Plans?: unknown[] }): string[] {
-  const own = plan['Node Type'] === 'Seq Scan' ? [plan['Relation Name']!] : [];
-  return [...own, ...(plan.Plans ?? []).flatMap((p) => seqScans(p as typeof plan))];
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: unknown[] };
+
+/** How a plan reads its tables (EXPLAIN's JSON plan tree): the indexes it probes, and `table (sequential)` for a sequential scan. */
+function scans(plan: PlanNode): string[] {
+  const own = plan['Node Type'] === 'Seq Scan' ? [`${plan['Relation Name']} (sequential)`] : plan['Index Name'] ? [plan['Index Name']] : [];
+  return [...own, ...(plan.Plans ?? []).flatMap((p) => scans(p as PlanNode))];
+}
+
+/** The plan PostgreSQL runs a prepared statement on, with these values. */
+async function planOf(db: driver.Client, name: string, text: string, values: readonly unknown[]): Promise<PlanNode> {
+  await db.query(`PREPARE ${name} AS ${text}`);
+  const [row] = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${values.map((v) => literal(db, v)).join(', ')})`)).rows as { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
+  return row!['QUERY PLAN'][0].Plan;
 }
 
 /** A recorded value as an SQL literal (an array as PostgreSQL's array text). */
@@ -68,7 +81,7 @@ function literal(client: driver.Client, value: unknown): string {
 /** The tables a request reads that grow with use: a sequential scan of one is a cost that grows with the data. */
 const GROWING = ['organizations', 'api_keys', 'rate_counters', 'recipients', 'transfers', 'balances', 'idempotency', 'journal'];
 
-it('every statement of a POST transfer and a GET balance probes an index on the tables that grow with use, whatever their size', async () => {
+it('every statement of a POST transfer and a GET balance, and the journal trim, probes an index on the tables that grow with use, whatever their size', async () => {
   // The store's statements run on generic plans (plan_cache_mode), which know no value: planned as a join, a
   // turn's callers met every API key (a hash join over a sequential scan) and its rate-limit prune every counter.
   const db = new driver.Client({ connectionString: pg.url });
@@ -93,15 +106,20 @@ it('every statement of a POST transfer and a GET balance probes an index on the 
     await db.query('ANALYZE');
     const sent = [...(await recordRoundTrips(pg.url, () => transfer('trips-plans'))).sent, ...(await recordRoundTrips(pg.url, () => call(sandbox.url, 'GET', '/v1/banking/balance', { key }))).sent];
     await db.query('SET plan_cache_mode = force_generic_plan');
-    const scans: string[] = [];
+    const seqScans: string[] = [];
     for (const [i, { text, values }] of sent.entries()) {
       if (values.length === 0) continue; // BEGIN, COMMIT
-      await db.query(`PREPARE plan_${i} AS ${text}`);
-      const [row] = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE plan_${i}(${values.map((v) => literal(db, v)).join(', ')})`)).rows as { 'QUERY PLAN': [{ Plan: Parameters<typeof seqScans>[0] }] }[];
-      scans.push(...seqScans(row!['QUERY PLAN'][0].Plan).filter((table) => GROWING.includes(table)).map((table) => `${table} in ${text.replace(/\s+/g, ' ').slice(0, 60)}…`));
+      const plan = await planOf(db, `plan_${i}`, text, values);
+      const sequential = scans(plan).filter((scan) => GROWING.some((table) => scan === `${table} (sequential)`));
+      seqScans.push(...sequential.map((scan) => `${scan} in ${text.replace(/\s+/g, ' ').slice(0, 60)}…`));
     }
     expect(sent.length).toBeGreaterThan(10);
-    expect(scans).toEqual([]);
+    expect(seqScans).toEqual([]);
+    // The journal's trim (every 1,000 entries of an organization, off the answer path) reads that organization's rows only.
+    const trim = await planOf(db, 'trim', trimJournalSql(' FOR UPDATE'), [organizationId, 10]);
+    const journalScans = scans(trim).filter((scan) => scan.startsWith('journal'));
+    expect(journalScans.length).toBeGreaterThan(0);
+    expect(journalScans.filter((scan) => scan !== 'journal_by_organization')).toEqual([]);
   } finally {
     await db.end();
   }

@@ -31,6 +31,20 @@ const READ_IDEMPOTENCY = 'SELECT * FROM idempotency WHERE organization_id = $1 A
 const CLAIM_IDEMPOTENCY = `${IDEMPOTENCY.insert} ON CONFLICT (organization_id, operation_id, idem_key) DO NOTHING RETURNING 1 AS claimed`;
 const GET_TRANSFER = `SELECT ${TRANSFERS.columns} FROM transfers WHERE organization_id = $1 AND id = $2`;
 
+/**
+ * The trim of one organization's journal to its newest $2 rows. Rows are locked in seq order, and one another
+ * trim holds is left to it (two DELETEs deadlocked on PostgreSQL, each locking in its own plan's order): each
+ * trim counts only the rows it deleted. The organization is a range (BETWEEN $1 AND $1) so that only the
+ * (organization_id, seq) index serves the scans: with `= $1`, generic plans walked the primary key through
+ * every organization's rows (PostgreSQL, 10,000 kept of 12,000: 18 ms at 96,000 rows in all, 85 ms at 768,000;
+ * now 5 ms at both).
+ */
+export const trimJournalSql = (forUpdate: string) =>
+  `WITH cutoff AS (SELECT seq FROM journal WHERE organization_id BETWEEN $1 AND $1 ORDER BY organization_id DESC, seq DESC LIMIT 1 OFFSET $2)
+   DELETE FROM journal WHERE organization_id BETWEEN $1 AND $1 AND seq <= (SELECT seq FROM cutoff) AND seq IN (
+     SELECT seq FROM journal WHERE organization_id BETWEEN $1 AND $1 AND seq <= (SELECT seq FROM cutoff) ORDER BY seq${forUpdate && `${forUpdate} SKIP LOCKED`}
+   ) RETURNING 1 AS gone`;
+
 const debits = (status: string): boolean => DEBITING_STATUSES.includes(status);
 
 /**
@@ -194,16 +208,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
 
     appendJournal: (organizationId, e) => write(JOURNAL.insert, JOURNAL.values(e, [organizationId])),
     async trimJournal(organizationId, keep) {
-      // Rows are locked in seq order, and one another trim holds is left to it (two DELETEs deadlocked on
-      // PostgreSQL, each locking in its own plan's order): each trim counts only the rows it deleted.
-      const deleted = await sql(
-        `DELETE FROM journal WHERE seq IN (
-           SELECT seq FROM journal WHERE organization_id = $1 AND seq <= (
-             SELECT seq FROM journal WHERE organization_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2
-           ) ORDER BY seq${forUpdate && `${forUpdate} SKIP LOCKED`}
-         ) RETURNING 1 AS gone`,
-        [organizationId, keep],
-      );
+      const deleted = await sql(trimJournalSql(forUpdate), [organizationId, keep]);
       if (deleted.length) await run('UPDATE organizations SET journal_dropped = journal_dropped + $2 WHERE id = $1', [organizationId, deleted.length]);
       return deleted.length;
     },
