@@ -30,11 +30,11 @@ import { machineCpuMs } from '../lib/proc.ts';
 import { driverFloor, type DriverFloor } from './pg-driver-floor.ts';
 
 /**
- * Which parameter of `text` is the balance slot (an INSERT INTO balances whose VALUES follow its column
+ * Which parameter of `text` is the balance slot (of an INSERT INTO balances whose VALUES follow its column
  * list, read from the statement itself), or -1.
  */
 function balanceSlotParam(text: string): number {
-  const insert = /^\s*INSERT INTO balances \(([^)]*)\) VALUES \(([^)]*)\)/.exec(text);
+  const insert = /INSERT INTO balances \(([^)]*)\) VALUES \(([^)]*)\)/.exec(text); // alone, or among a statement's writes
   if (!insert) return -1;
   const column = insert[1]!.split(',').findIndex((name) => name.trim() === 'slot');
   const value = insert[2]!.split(',')[column]?.trim();
@@ -174,9 +174,10 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
     });
     const rows: CeilingRow[] = [];
     for (const { ids, ...row } of measured) {
-      // From BEGIN on: what a request cannot share (the statements before it, the caller and its rate limits,
-      // are one statement for all the requests of an event-loop turn under load). A GET has no transaction.
-      const begin = row.sent.findIndex((s) => s.text === 'BEGIN');
+      // From its first statement of its own on: what a request cannot share (the statements before it, the
+      // caller and its rate limits, take arrays: one statement for all the requests of an event-loop turn
+      // under load). A GET has none of its own.
+      const begin = row.sent.findIndex((s) => !s.text.includes('::text[]'));
       if (begin < 0) {
         rows.push(row);
         continue;

@@ -1,6 +1,6 @@
 // The floor under the shared mode: what node-postgres alone gets out of this machine's PostgreSQL with a
-// POST's transaction, the statements the sandbox sends from BEGIN to COMMIT (pg-ceiling.ts records them;
-// those before BEGIN, the caller and its rate limits, are one statement for all the requests of an
+// POST's transaction, the statements the sandbox sends on the request's own connection (pg-ceiling.ts
+// records them; those before, the caller and its rate limits, are one statement for all the requests of an
 // event-loop turn under load). They are sent from this process through the driver the store uses, as the
 // store uses it: a pool with `pipeline: true` and the store's session settings, one checked-out connection per client, a round trip's
 // statements in one socket write, named statements, the balance slot the connection's own. No HTTP, no
@@ -56,7 +56,7 @@ export async function driverFloor(url: string, sent: readonly Sent[], ids: reado
     let next = 0;
     let done = 0;
     const send = (client: PoolClient, slot: number, { text, values }: Sent, n: string) => {
-      if (values.length === 0) return client.query(text); // BEGIN, COMMIT: simple queries, as the store sends them
+      if (values.length === 0) return client.query(text); // BEGIN, COMMIT (when sent): simple queries, as the store sends them
       const slotAt = slotParam(text);
       return client.query({ name: nameOf(text), text, values: values.map((v, i) => (i === slotAt ? slot : fresh(v, ids, n))) });
     };

@@ -625,7 +625,7 @@ try {
     out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${poolSweepTable(rows)}\n`);
   }
   if (ceiling) {
-    out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it; beside it, the floor under a POST: its transaction's statements (from BEGIN: the caller and rate-limit statements before it are shared by a turn's requests under load) sent by node-postgres from one Node.js process with nothing else, no HTTP, no load generator (pg-driver-floor.ts), and the CPU per transaction of that process and of PostgreSQL\n\n${ceilingTable(rows, servers, ceiling)}\n`);
+    out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it; beside it, the floor under a POST: its transaction's statements (those on its own connection: the caller and rate-limit statements before them are shared by a turn's requests under load) sent by node-postgres from one Node.js process with nothing else, no HTTP, no load generator (pg-driver-floor.ts), and the CPU per transaction of that process and of PostgreSQL\n\n${ceilingTable(rows, servers, ceiling)}\n`);
   }
   out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
   for (const [id, r] of reached) {

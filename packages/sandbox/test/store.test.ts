@@ -348,6 +348,16 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await second.transaction((tx) => tx.debitedTotals('org_1'))).toEqual({ BRL: '0.30', USD: '5.40' });
   });
 
+  it('transfers: two of one currency in one transaction both count (their balance row is changed twice)', async () => {
+    await store.transaction((tx) => tx.insertTransfer(transfer('tr_1', '0.10')));
+    await store.transaction(async (tx) => {
+      await tx.insertTransfer(transfer('tr_2', '0.20'));
+      await tx.insertTransfer(transfer('tr_3', '0.40'));
+    });
+    expect(await store.transaction((tx) => tx.debitedTotals('org_1'))).toEqual({ BRL: '0.70' });
+    expect(await store.transaction((tx) => tx.countTransfers('org_1'))).toBe(3);
+  });
+
   it('resources: insert and count by kind and organization', async () => {
     const body = { id: 'card_1', nested: { list: [1, 'two', null], flag: true }, zeta: 1, alpha: 2 };
     await store.transaction(async (tx) => {

@@ -2,12 +2,12 @@
 // transaction() is a pooled connection in BEGIN … COMMIT at READ COMMITTED, running named statements. The
 // schema's unique keys and row locks keep instances apart; no row is updated by every request (a balance is
 // split into slots; rate counters live outside the transactions, postgres-per-turn.ts).
-import type { Socket } from 'node:net';
 import { Pool, type PoolClient } from 'pg';
 import { migrate, type SchemaDialect } from './schema.ts';
 import { perTurnStatements } from './postgres-per-turn.ts';
 import type { Row, SqlValue } from './rows.ts';
-import { refuseNested, runTransaction, type Dialect, type Send } from './sql-transaction.ts';
+import { corkUntilNextTick, runOnConnection } from './postgres-transaction.ts';
+import { refuseNested, runTransaction, type Dialect, type Send, type Sql } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
 
 export interface PostgresStoreOptions {
@@ -60,17 +60,14 @@ const nameOf = (text: string) => {
   return name;
 };
 
-/** Holds a connection's writes until this stretch of code and microtasks ends: a round trip's statements leave in one write (a POST: 10 → 5). */
-export function corkUntilNextTick(client: PoolClient): void {
-  const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
-  if (!stream.writableCorked) (stream.cork(), process.nextTick(() => stream.uncork()));
-}
+
+export { corkUntilNextTick };
 
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize ?? 16,
-    pipeline: true, // see inTransaction
+    pipeline: true, // statements leave as they are asked for (postgres-transaction.ts)
     options: SESSION_SETTINGS,
     connectionTimeoutMillis: 30_000, // a transaction waiting for a connection gives up instead of hanging
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
@@ -84,50 +81,24 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     return (await client.query<Row>({ name: nameOf(text), text, values: values as unknown[] })).rows;
   };
 
-  /**
-   * `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). The connection pipelines
-   * (each statement written at once, with its own Sync), so BEGIN goes out with the first statement and the
-   * writes `work` sends (`Send`) with COMMIT. A failed statement aborts the transaction and COMMIT answers
-   * ROLLBACK: the first failure, a sent write's included, is what the transaction throws (BEGIN fails only
-   * with the connection, and so does everything behind it). Only a cleanly ended connection is reused.
-   */
-  async function inTransaction<T>(work: (client: PoolClient, send: Send) => Promise<T>): Promise<T> {
+  /** `work` on a pooled connection (postgres-transaction.ts); only a connection that ended cleanly is reused. */
+  async function inTransaction<T>(work: (sql: Sql, send: Send, client: PoolClient) => Promise<T>, begin = false): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
     const onError = (err: Error) => (broken = err); // an error while checked out: the connection is not reused
     client.on('error', onError);
-    let ended = false;
-    corkUntilNextTick(client);
-    const begin = client.query('BEGIN');
-    begin.catch(() => undefined);
-    const sent: Promise<unknown>[] = [begin];
-    const send: Send = (text, values, translate) => {
-      const answer = run(client, text, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
-      answer.catch(() => undefined); // read by firstFailure; not an unhandled rejection meanwhile
-      sent.push(answer);
-    };
-    /** The first failure of a statement sent without waiting, once all have answered. */
-    const firstFailure = async () => (await Promise.allSettled(sent)).find((s) => s.status === 'rejected')?.reason as unknown;
+    let reusable = false;
     try {
-      let result: T;
-      try {
-        result = await work(client, send);
-      } catch (err) {
-        await client.query('ROLLBACK').then(() => (ended = true), () => undefined);
-        throw (await firstFailure()) ?? err; // a statement behind a failed write fails for that write's reason
+      const outcome = await runOnConnection(client, run, begin, (sql, send) => work(sql, send, client));
+      if ('failure' in outcome) {
+        reusable = outcome.reusable;
+        throw outcome.failure;
       }
-      corkUntilNextTick(client);
-      const commit = client.query('COMMIT');
-      const failure = await firstFailure();
-      const committed = await commit;
-      ended = true;
-      if (failure) throw failure;
-      // COMMIT of a transaction that an error aborted (and `work` caught) is a silent ROLLBACK.
-      if (committed.command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed (its error was caught inside the transaction)');
-      return result;
+      reusable = true;
+      return outcome.result;
     } finally {
       client.off('error', onError);
-      client.release(broken ?? !ended);
+      client.release(broken ?? !reusable);
     }
   }
 
@@ -144,12 +115,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 
     async migrate() {
       if (closed) throw new Error('the store is closed');
-      await inTransaction(async (client) => {
+      await inTransaction(async (_sql, _send, client) => {
         // Several instances starting together: one migrates, the others wait here and then find it done.
         await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
         await migrate({ exec: (sql) => client.query(sql), query: async (sql, values) => (await client.query<Row>(sql, values)).rows }, SCHEMA_DIALECT);
         await client.query(RATE_COUNTERS);
-      });
+      }, true);
     },
 
     async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: { readOnly?: boolean }): Promise<T> {
@@ -157,7 +128,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       if (closed) throw new Error('the store is closed');
       // A GET: no BEGIN and COMMIT, each statement on its own, its balance read and journal entry in the turn's.
       if (options?.readOnly) return runTransaction(fn, { ...DIALECT, sql: (text, values) => run(pool, text, values), batched: turn });
-      return inTransaction((client, send) => runTransaction(fn, { ...DIALECT, sql: (text, values) => run(client, text, values), balanceSlot: slots.get(client)!, send }));
+      return inTransaction((sql, send, client) => runTransaction(fn, { ...DIALECT, sql, balanceSlot: slots.get(client)!, send }));
     },
 
     async hitRateLimit(bucket, windowStart) {
