@@ -31,7 +31,8 @@ interface Deferred {
 
 /**
  * The deferred writes as one statement, when each writes a table none of the others writes (a row changed
- * twice in one statement keeps one change, unpredictably), with their parameters renumbered in order.
+ * twice in one statement keeps one change, unpredictably), with their parameters renumbered in order. A
+ * request's writes are combined in the order it sent them, the same on every instance.
  */
 export function combineWrites(writes: readonly Deferred[]): { text: string; values: SqlValue[] } | undefined {
   const tables = writes.map((w) => WRITTEN_TABLE.exec(w.text)?.[1]);
@@ -55,6 +56,76 @@ function translatedByTable(err: unknown, writes: readonly Deferred[]): unknown {
 
 export type Outcome<T> = { result: T } | { failure: unknown; reusable: boolean };
 
+/** One transaction's statements on its connection: its reads as they come, BEGIN when needed, its writes at the end. */
+class ConnectionWork {
+  private begun = false;
+  private deferred: Deferred[] = [];
+  /** BEGIN and the writes: a failure of one fails the transaction. */
+  private readonly sent: Promise<unknown>[] = [];
+  private readonly reads: Promise<unknown>[] = [];
+  private readonly client: PoolClient;
+  private readonly run: Run;
+
+  constructor(client: PoolClient, run: Run) {
+    this.client = client;
+    this.run = run;
+  }
+
+  readonly sql: Sql = (text, values) => {
+    if (this.deferred.length || !PLAIN_READ.test(text)) this.open();
+    return track(this.run(this.client, text, values), this.reads);
+  };
+
+  readonly send: Send = (text, values, translate) => void this.deferred.push({ text, values, translate });
+
+  /** BEGIN (once), then the writes deferred so far: what precedes a statement that writes or locks, and COMMIT. */
+  open(): void {
+    corkUntilNextTick(this.client);
+    if (!this.begun) track(this.client.query('BEGIN'), this.sent);
+    this.begun = true;
+    for (const w of this.deferred) track(this.run(this.client, w.text, w.values).catch((err: unknown) => Promise.reject(w.translate ? w.translate(err) : err)), this.sent);
+    this.deferred = [];
+  }
+
+  /** `work` threw: its writes are dropped, an open block rolled back; the first failure of BEGIN or a write, else `err`. */
+  async abort(err: unknown): Promise<Outcome<never>> {
+    const reusable = !this.begun || (await this.client.query('ROLLBACK').then(() => true, () => false));
+    return { failure: (await this.firstFailure()) ?? err, reusable };
+  }
+
+  /** `work` resolved: its writes as one statement when no block was opened and they can be, else with COMMIT. */
+  async commit<T>(result: T): Promise<Outcome<T>> {
+    const combined = this.begun ? undefined : combineWrites(this.deferred);
+    if (combined || (!this.begun && this.deferred.length === 0)) {
+      const failure = combined ? await this.run(this.client, combined.text, combined.values).then(() => undefined, (err: unknown) => translatedByTable(err, this.deferred)) : undefined;
+      await this.firstFailure(); // the reads left unread (a read-ahead a replay does not use) have answered
+      return failure === undefined ? { result } : { failure, reusable: true };
+    }
+    this.open(); // corked: the writes leave with COMMIT
+    const commit = this.client.query('COMMIT');
+    const failure = await this.firstFailure();
+    const committed = await commit.then((answer) => ({ command: answer.command }), (err: unknown) => ({ err }));
+    if ('err' in committed) return { failure: failure ?? committed.err, reusable: false };
+    if (failure !== undefined) return { failure, reusable: true };
+    // COMMIT of a transaction that an error aborted (and `work` caught) is a silent ROLLBACK.
+    if (committed.command === 'ROLLBACK') return { failure: new Error('the transaction was rolled back: a statement in it failed (its error was caught inside the transaction)'), reusable: true };
+    return { result };
+  }
+
+  /** The first failure of BEGIN or a write, once every statement sent has answered. */
+  private async firstFailure(): Promise<unknown> {
+    await Promise.allSettled(this.reads);
+    return (await Promise.allSettled(this.sent)).find((s) => s.status === 'rejected')?.reason;
+  }
+}
+
+/** `answer`, kept in `list` and never an unhandled rejection (whoever needs its failure reads it from the list). */
+function track<R>(answer: Promise<R>, list: Promise<unknown>[]): Promise<R> {
+  answer.catch(() => undefined);
+  list.push(answer);
+  return answer;
+}
+
 /**
  * Runs `work` on `client` (`run` sends one named statement, corked until the next tick), in a block from the
  * start when `begin` (statements that must share it, whatever they are). Ends with the writes committed, or
@@ -62,51 +133,13 @@ export type Outcome<T> = { result: T } | { failure: unknown; reusable: boolean }
  * `reusable`: the connection ended with no block open and nothing in flight.
  */
 export async function runOnConnection<T>(client: PoolClient, run: Run, begin: boolean, work: (sql: Sql, send: Send) => Promise<T>): Promise<Outcome<T>> {
-  let begun = false;
-  let deferred: Deferred[] = [];
-  const sent: Promise<unknown>[] = []; // BEGIN and the writes: a failure of one fails the transaction
-  const reads: Promise<unknown>[] = [];
-  const track = <R>(answer: Promise<R>, list: Promise<unknown>[]) => (answer.catch(() => undefined), list.push(answer), answer);
-  /** BEGIN (once), then the writes deferred so far: what precedes a statement that writes or locks, and COMMIT. */
-  const open = () => {
-    corkUntilNextTick(client);
-    if (!begun) track(client.query('BEGIN'), sent);
-    begun = true;
-    for (const w of deferred) track(run(client, w.text, w.values).catch((err: unknown) => Promise.reject(w.translate ? w.translate(err) : err)), sent);
-    deferred = [];
-  };
-  /** The first failure of BEGIN or a write, once every statement sent has answered. */
-  const firstFailure = async () => {
-    await Promise.allSettled(reads);
-    return (await Promise.allSettled(sent)).find((s) => s.status === 'rejected')?.reason as unknown;
-  };
-  const sql: Sql = (text, values) => {
-    if (deferred.length || !PLAIN_READ.test(text)) open();
-    return track(run(client, text, values), reads);
-  };
-  const send: Send = (text, values, translate) => void deferred.push({ text, values, translate });
-  if (begin) open();
-
+  const connection = new ConnectionWork(client, run);
+  if (begin) connection.open();
   let result: T;
   try {
-    result = await work(sql, send);
+    result = await work(connection.sql, connection.send);
   } catch (err) {
-    const reusable = !begun || (await client.query('ROLLBACK').then(() => true, () => false));
-    return { failure: (await firstFailure()) ?? err, reusable };
+    return connection.abort(err);
   }
-  const combined = begun ? undefined : combineWrites(deferred);
-  if (combined || (!begun && deferred.length === 0)) {
-    const failure = combined ? await run(client, combined.text, combined.values).then(() => undefined, (err: unknown) => translatedByTable(err, deferred)) : undefined;
-    await firstFailure(); // the reads left unread (a read-ahead a replay does not use) have answered
-    return failure === undefined ? { result } : { failure, reusable: true };
-  }
-  open(); // corked: the writes leave with COMMIT
-  const commit = client.query('COMMIT');
-  const failure = await firstFailure();
-  const committed = await commit.then((answer) => ({ command: answer.command }), (err: unknown) => ({ err }));
-  if ('err' in committed) return { failure: failure ?? committed.err, reusable: false };
-  if (failure !== undefined) return { failure, reusable: true };
-  // COMMIT of a transaction that an error aborted (and `work` caught) is a silent ROLLBACK.
-  if (committed.command === 'ROLLBACK') return { failure: new Error('the transaction was rolled back: a statement in it failed (its error was caught inside the transaction)'), reusable: true };
-  return { result };
+  return connection.commit(result);
 }
