@@ -4,7 +4,8 @@
 // PostgreSQL in a throwaway cluster, whose processes' CPU counts too), journaled by two versions of
 // pipeline/journal.ts (--old and --new, copies of the sandbox's src), against the same turn without a
 // journal:
-//   served   each request is a transaction (PostgreSQL: BEGIN … COMMIT) that appends its entry in it;
+//   served   each request is a transaction that appends its entry in it (on PostgreSQL, a write of the
+//            statement that commits it);
 //            (and, for the choice, the same entry in the turn's batch once the transaction has committed);
 //   refused  each request's entry is written with no transaction of its own (old: record(), one
 //            transaction per entry; new: commit(), the turn's entries together).

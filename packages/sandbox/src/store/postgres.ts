@@ -1,5 +1,6 @@
 // The shared store: PostgreSQL through node-postgres, for several sandbox instances on one database. Each
-// transaction() is a pooled connection in BEGIN … COMMIT at READ COMMITTED, running named statements. The
+// transaction() is a pooled connection at READ COMMITTED, running named statements, in BEGIN … COMMIT only
+// where its work needs a block (postgres-transaction.ts: a POST's writes are one statement). The
 // schema's unique keys and row locks keep instances apart; no row is updated by every request (a balance is
 // split into slots; rate counters live outside the transactions, postgres-per-turn.ts).
 import { Pool, type PoolClient } from 'pg';
