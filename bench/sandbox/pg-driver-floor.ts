@@ -13,7 +13,8 @@
 // node-postgres's.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { BALANCE_SLOTS, corkUntilNextTick, SESSION_SETTINGS } from '../../packages/sandbox/src/store/postgres.ts';
+import { BALANCE_SLOTS, SESSION_SETTINGS } from '../../packages/sandbox/src/store/postgres.ts';
+import { corkUntilNextTick } from '../../packages/sandbox/src/store/postgres-transaction.ts';
 import type { Sent } from '../../tools/lib/pg-round-trips.ts';
 import { machineCpuMs } from '../lib/proc.ts';
 

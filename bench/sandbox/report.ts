@@ -97,10 +97,10 @@ export interface Verdict {
   line: string;
 }
 
-/** Median server (+ PostgreSQL) CPU time per answered request, µs: less sensitive to other processes than req/s. */
 /** A block's CPU µs per request: % of one core → µs; PostgreSQL's processes count for the sandbox on PostgreSQL. */
 const cpuUsOf = (r: LoadResult) => ((r.serverCpu + r.dbCpu) * 10_000) / r.rps;
 
+/** Median server (+ PostgreSQL) CPU time per answered request, µs: less sensitive to other processes than req/s. */
 export function cpuPerRequest(rows: Rows, op: OpId, server: ServerId): number {
   const results = rows.get(rowKey(op, server));
   return results ? median(pick(results, cpuUsOf)) : Number.NaN;

@@ -62,8 +62,6 @@ const nameOf = (text: string) => {
 };
 
 
-export { corkUntilNextTick };
-
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const pool = new Pool({
     connectionString: options.url,
@@ -91,11 +89,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     let reusable = false;
     try {
       const outcome = await runOnConnection(client, run, begin, (sql, send) => work(sql, send, client));
-      if ('failure' in outcome) {
-        reusable = outcome.reusable;
-        throw outcome.failure;
-      }
-      reusable = true;
+      reusable = !('failure' in outcome) || outcome.reusable;
+      if ('failure' in outcome) throw outcome.failure;
       return outcome.result;
     } finally {
       client.off('error', onError);

@@ -36,8 +36,8 @@ const GET_TRANSFER = `SELECT ${TRANSFERS.columns} FROM transfers WHERE organizat
  * trim holds is left to it (two DELETEs deadlocked on PostgreSQL, each locking in its own plan's order): each
  * trim counts only the rows it deleted. The organization is a range (BETWEEN $1 AND $1) so that only the
  * (organization_id, seq) index serves the scans: with `= $1`, generic plans walked the primary key through
- * every organization's rows (PostgreSQL, 10,000 kept of 12,000: 18 ms at 96,000 rows in all, 85 ms at 768,000;
- * now 5 ms at both).
+ * every organization's rows (PostgreSQL, 10,000 kept of 12,000: 21 ms at 96,000 rows in all, 83 ms at 768,000;
+ * now 5–6 ms at both).
  */
 export const trimJournalSql = (forUpdate: string) =>
   `WITH cutoff AS (SELECT seq FROM journal WHERE organization_id BETWEEN $1 AND $1 ORDER BY organization_id DESC, seq DESC LIMIT 1 OFFSET $2)
