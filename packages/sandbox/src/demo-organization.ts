@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { generateApiKey } from './keys.ts';
 import type { RunningSandbox } from './sandbox.ts';
-import type { Organization } from './store/types.ts';
+import type { Organization } from './records.ts';
 
 export const DEMO_NAME = 'Demo organization (npm start)';
 

@@ -14,7 +14,8 @@ import { generateApiKey } from '../keys.ts';
 import { Failure } from '../failure.ts';
 import { DEFAULT_JOURNAL_CAP } from '../pipeline/journal.ts';
 import { activeNicknameTaken, recipientView, recipientWrite, transferView } from '../operations/banking.ts';
-import type { FaultKind, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
+import type { Store, Transaction } from '../store/types.ts';
+import type { FaultKind, FaultRecord, Organization } from '../records.ts';
 
 type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract; journalCap: number }) => Promise<{ status: number; body?: unknown }>;
 

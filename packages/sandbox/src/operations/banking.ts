@@ -4,7 +4,8 @@ import { Failure } from '../failure.ts';
 import { validAddress } from '../eip55.ts';
 import { fromCents, normalizeAmount, toCents } from '../money.ts';
 import { PIX_QUOTE_MAX_CENTS, testValue } from '../test-values.ts';
-import { ConstraintViolation, type RecipientRecord, type Transaction, type TransferRecord, type TransferStatus } from '../store/types.ts';
+import { ConstraintViolation, type Transaction } from '../store/types.ts';
+import type { RecipientRecord, TransferRecord, TransferStatus } from '../records.ts';
 import { compact, type OperationContext, type OperationHandler } from './context.ts';
 
 const CURRENCY: Record<string, string> = { brl_pix: 'BRL', usd_ach: 'USD', usd_wire: 'USD', wallet: 'USD' };

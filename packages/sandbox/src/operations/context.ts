@@ -1,6 +1,7 @@
 // What an operation handler gets: the transaction, the caller's organization, the validated request.
 import type { OperationContract } from '../contract.ts';
-import type { Organization, Transaction } from '../store/types.ts';
+import type { Transaction } from '../store/types.ts';
+import type { Organization } from '../records.ts';
 
 export interface OperationContext {
   tx: Transaction;

@@ -5,7 +5,8 @@
 // the request or not), or a connection cut after the commit. What is answered is thrown (a Failure) or
 // returned (the edge's status; null: no answer at all), so the pipeline journals it before it leaves.
 import { Failure } from '../failure.ts';
-import type { FaultRecord, Store } from '../store/types.ts';
+import type { Store } from '../store/types.ts';
+import type { FaultRecord } from '../records.ts';
 import { leaveOpen, respond } from './idempotency.ts';
 import type { ApiRequest } from './request.ts';
 

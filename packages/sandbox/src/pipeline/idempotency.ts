@@ -7,7 +7,8 @@
 // writes nothing: nothing is remembered, and the key stays free.
 import { Failure } from '../failure.ts';
 import type { OperationResult } from '../operations/context.ts';
-import { ConstraintViolation, KEY_TAKEN, type IdempotencyRecord, type Store, type Transaction } from '../store/types.ts';
+import { ConstraintViolation, KEY_TAKEN, type Store, type Transaction } from '../store/types.ts';
+import type { IdempotencyRecord } from '../records.ts';
 import { operationContext, type ApiRequest } from './request.ts';
 
 /** Runs the request's operation under its key: a replay returns the original result unchanged. */

@@ -13,7 +13,8 @@ import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLi
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { JournalEntry } from '../audit/journal.ts';
-import type { Caller, FaultRecord, Organization, Store, Transaction } from '../store/types.ts';
+import type { Caller, Store, Transaction } from '../store/types.ts';
+import type { FaultRecord, Organization } from '../records.ts';
 import { actOut } from './faults.ts';
 import { onceWithKey, respond } from './idempotency.ts';
 import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledAnswer, type JournaledRequest } from './journal.ts';

@@ -3,7 +3,8 @@ import type { OperationContract } from '../contract.ts';
 import type { LogLine } from '../http.ts';
 import { newId, perMillisecond } from '../ids.ts';
 import type { OperationContext, OperationHandler } from '../operations/context.ts';
-import type { Organization, Transaction } from '../store/types.ts';
+import type { Transaction } from '../store/types.ts';
+import type { Organization } from '../records.ts';
 
 export interface ApiRequest {
   op: OperationContract;

@@ -1,7 +1,7 @@
 // How each record is stored: a column per field, and how a value goes in and comes back out. The statements
 // take their column lists, parameters and row mapping from here; the compiler checks each list is complete.
 import type { JournalEntry } from '../audit/journal.ts';
-import type { ApiKeyRecord, FaultRecord, IdempotencyRecord, Organization, RecipientRecord, ResourceRecord, TransferRecord } from './types.ts';
+import type { ApiKeyRecord, FaultRecord, IdempotencyRecord, Organization, RecipientRecord, ResourceRecord, TransferRecord } from '../records.ts';
 
 export type Row = Record<string, unknown>;
 /** A parameter; arrays are PostgreSQL's (the batched statements of postgres-per-turn.ts). */
