@@ -119,7 +119,7 @@ it('every statement of a POST transfer and a GET balance, and the journal trim, 
     expect(sent.some((s) => s.text.includes('INSERT INTO transfers')) && sent.some((s) => s.text.includes('FROM balances'))).toBe(true);
     expect(seqScans).toEqual([]);
     // The journal's trim (every 1,000 entries of an organization, off the answer path) reads that organization's rows only.
-    const trim = await planOf(db, 'trim', trimJournalSql(' FOR UPDATE'), [organizationId, 10]);
+    const trim = await planOf(db, 'trim', trimJournalSql(' FOR UPDATE')[0], [organizationId, 10]);
     const journalScans = scans(trim).filter((scan) => scan.startsWith('journal'));
     expect(journalScans.length).toBeGreaterThan(0);
     expect(journalScans.filter((scan) => scan !== 'journal_by_organization')).toEqual([]);
