@@ -3,11 +3,13 @@
 // postgresql package when the binaries are missing and it may, and fails otherwise: never skipped).
 // "Another instance" is a second store on the same data (a second pool on PostgreSQL, a second connection
 // on the SQLite file); for in-memory SQLite, which has no other instance, it is the same store.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { root } from '../../../tools/lib/paths.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
 import type { JournalEntry } from '../src/audit/journal.ts';
 import {
@@ -905,5 +907,44 @@ describe('createStore', () => {
     const remote = createStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none' });
     expect(remote.kind).toBe('postgres');
     await remote.close();
+  });
+});
+
+describe('SQLite on a file: the background checkpointer', () => {
+  it('starts once the WAL is large, copies it into the database file (the committing connection doing none of it), and lets close() end', () => {
+    // In a process of its own, where nothing else holds the event loop: close() must still settle.
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-checkpoint-'));
+    const script = `
+      import { statSync } from 'node:fs';
+      const { createSqliteStore } = await import('./packages/sandbox/src/store/sqlite.ts');
+      const file = ${JSON.stringify(join(dir, 'store.sqlite'))};
+      const size = (path) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+      const store = createSqliteStore({ file });
+      await store.migrate();
+      const org = ${JSON.stringify(organization('org_1'))};
+      await store.transaction((tx) => tx.insertOrganization(org));
+      // Past the worker's start (4 MB of WAL), far short of the connection's own auto-checkpoint (10,000 pages, 40 MB).
+      for (let batch = 0; batch < 400 && size(file + '-wal') < 6_000_000; batch++) {
+        await store.transaction(async (tx) => {
+          for (let i = 0; i < 100; i++) await tx.insertTransfer({ ...${JSON.stringify(transfer('tr', '1.00'))}, id: 'tr_' + batch + '_' + i, idempotencyKey: crypto.randomUUID() });
+        });
+      }
+      const wal = size(file + '-wal');
+      const before = size(file);
+      // The worker starts within a second of its watch, then checkpoints every 200 ms: the file itself grows.
+      const deadline = Date.now() + 10_000;
+      while (size(file) <= before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const grew = size(file) > before;
+      await store.close();
+      process.stdout.write(JSON.stringify({ wal, grew }));`;
+    try {
+      const child = spawnSync(process.execPath, ['--input-type=module', '--no-warnings', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      expect(child.status, child.stderr).toBe(0);
+      const result = JSON.parse(child.stdout) as { wal: number; grew: boolean };
+      expect(result.wal).toBeGreaterThanOrEqual(6_000_000);
+      expect(result.grew).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
