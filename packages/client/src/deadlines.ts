@@ -33,7 +33,7 @@ export function deadlines(timeoutMs: number, setTimer: SetTimer | undefined, now
   const armForOldest = () => {
     const [oldest] = pending.values(); // its deadline
     if (oldest === undefined || stop) return;
-    const ms = oldest - clock();
+    const ms = Math.max(0, oldest - clock()); // never a time already past (Node warns of a negative delay)
     if (setTimer) return void (stop = setTimer(ms, fire));
     const timer = setTimeout(fire, ms);
     stop = () => clearTimeout(timer);
@@ -41,9 +41,8 @@ export function deadlines(timeoutMs: number, setTimer: SetTimer | undefined, now
   };
   function fire() {
     stop = refable = undefined;
-    const t = clock();
     for (const [expire, at] of pending) {
-      if (at > t) break;
+      if (at > clock()) break; // read anew: an expiry's abort listeners take time, and the next deadline may pass meanwhile
       pending.delete(expire);
       expire(TIMEOUT); // may start a new attempt: watch() then arms for the oldest, which is not that one
     }

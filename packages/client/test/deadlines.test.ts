@@ -22,7 +22,9 @@ function virtualTime() {
     }
     now = until;
   };
-  return { setTimer, now: () => now, advance, armed };
+  /** Time spent in synchronous work (an abort listener): the clock moves, no timer fires. */
+  const spend = (ms: number) => void (now += ms);
+  return { setTimer, now: () => now, advance, spend, armed };
 }
 
 describe('deadlines: one timer, every attempt on time', () => {
@@ -60,6 +62,22 @@ describe('deadlines: one timer, every attempt on time', () => {
     watch.watch(b);
     time.advance(300);
     expect(expired).toEqual(['a@100', 'b@110', 'late@200']);
+  });
+
+  it("an expiry's abort listeners that take time: the deadlines that passed meanwhile expire with it, and no timer is armed in the past", () => {
+    const time = virtualTime();
+    const delays: number[] = [];
+    const watch = deadlines(100, (ms, fire) => (delays.push(ms), time.setTimer(ms, fire)), time.now);
+    const expired: string[] = [];
+    watch.watch(() => {
+      expired.push(`a@${time.now()}`);
+      time.spend(10); // a's abort listeners run 10 ms: b's deadline (105) passes meanwhile
+    });
+    time.advance(5);
+    watch.watch(() => expired.push(`b@${time.now()}`));
+    time.advance(95); // t = 100: a expires
+    expect(expired).toEqual(['a@100', 'b@110']);
+    expect(delays.filter((ms) => ms < 0)).toEqual([]);
   });
 
   it('the timer is stopped when the last attempt ends (an injected timer cannot be left idle)', () => {
