@@ -507,8 +507,13 @@ try {
 
   // A sandbox started and stopped once, so the measured ones find Node's compile cache warm, as any start
   // after the first does (npm scripts set NODE_COMPILE_CACHE; a cold start also loads the TypeScript stripper).
+  // The candidate too: code V8 compiled afresh ran 6–19% faster than the same code from the cache, so a
+  // candidate copy started cold looked that much better than the very same code (docs/reports/2026-11-27-c).
   progress(`warming Node's compile cache (${compileCache ?? 'NODE_COMPILE_CACHE not set: nothing to warm'})`);
-  if (compileCache) await (await startServer('sandbox-sqlite', { kind: 'sandbox', adminToken: 'adm_warmup', file: join(tempDir, 'warmup.db') })).stop();
+  for (const module of compileCache ? [undefined, ...(candidate ? [candidate] : [])] : []) {
+    const config: ServerConfig = { kind: 'sandbox', adminToken: 'adm_warmup', file: join(tempDir, `warmup-${module ? 'candidate' : 'main'}.db`), ...(module ? { module } : {}) };
+    await (await startServer(module ? 'candidate-sqlite' : 'sandbox-sqlite', config)).stop();
+  }
 
   // Servers. PostgreSQL and Prism take a few seconds: start them alongside.
   progress('starting: PostgreSQL (fsync on), Prism, load generator, servers');
