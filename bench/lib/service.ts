@@ -24,6 +24,8 @@ export interface ServiceOptions {
   /** How long the script may take to send `ready` (default 30 s). */
   startTimeoutMs?: number;
   cwd?: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
 }
 
 function kill(pid: number, signal: NodeJS.Signals): void {
@@ -39,6 +41,7 @@ export async function forkService<Ready extends { type: 'ready' }>(script: strin
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: options.execArgv ?? [],
     ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${script}`);

@@ -23,7 +23,8 @@
 // throughput verdict FAILs), --profile-ms N, --keep-profiles DIR (the .cpuprofile files are kept there, for
 // Chrome DevTools' Performance panel or VS Code; otherwise only their summary is printed), --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
-// own; a table of its same-round ratios over the sandbox closes the report), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
+// own; a table of its same-round ratios over the sandbox closes the report; --candidate-no-compile-cache runs it
+// with Node's compile cache off, e.g. packages/sandbox/dist/sandbox.js as an installed package runs), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
 // pool; the store's default otherwise), --pool-sweep (two more PostgreSQL sandboxes, pools of 8 and 32, in the
 // same rounds as sandbox-postgres; a table of same-round ratios against it), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
@@ -89,6 +90,7 @@ const { values: args } = parseArgs({
     'keep-profiles': { type: 'string' },
     candidate: { type: 'string' },
     'candidate-postgres': { type: 'boolean', default: false },
+    'candidate-no-compile-cache': { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
     'pg-pool': { type: 'string' },
     'pool-sweep': { type: 'boolean', default: false },
@@ -249,6 +251,8 @@ async function startServer(id: ServerId, config: ServerConfig, options: { dbPare
     args: [JSON.stringify(config)],
     // The sandbox runs with its V8 flags, as npm start runs it; the bare server with Node's defaults.
     ...(config.kind === 'sandbox' ? { execArgv: sandboxNodeFlags } : {}),
+    // --candidate-no-compile-cache: the candidate compiles its code afresh (as an installed package, whose bin enables no cache).
+    ...(config.kind === 'sandbox' && config.module && args['candidate-no-compile-cache'] ? { env: { NODE_DISABLE_COMPILE_CACHE: '1' } } : {}),
     startTimeoutMs: 60_000,
   });
   const url = `http://127.0.0.1:${service.ready.port}`;
