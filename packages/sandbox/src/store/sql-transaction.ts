@@ -33,9 +33,10 @@ const GET_TRANSFER = `SELECT ${TRANSFERS.columns} FROM transfers WHERE organizat
 
 /**
  * The trim of one organization's journal to its newest $2 rows, answering `n`, the rows it deleted (on SQLite
- * the second statement answers it). The organization is a range (BETWEEN $1 AND $1) so that only the (organization_id, seq) index
- * serves the scans: with `= $1`, PostgreSQL's generic plans walked the primary key through every
- * organization's rows (10,000 kept of 12,000: 21 ms at 96,000 rows in all, 83 ms at 768,000; now 5–6 ms).
+ * the second statement answers it). The organization is a range (BETWEEN $1 AND $1) so that only the
+ * (organization_id, seq) index serves the scans: with `= $1`, PostgreSQL's generic plans walked the primary
+ * key through every organization's rows (10,000 kept of 12,000: 21 ms at 96,000 rows in all, 83 ms at
+ * 768,000; now 5–6 ms).
  * - PostgreSQL (`forUpdate`): rows are locked in seq order, and one another trim holds is left to it (two
  *   DELETEs deadlocked, each locking in its own plan's order), so each trim counts only the rows it deleted.
  *   They are counted in the statement: no row per deleted entry comes back.

@@ -15,8 +15,6 @@ const CHECKPOINT_EVERY_MS = 200;
 const ROLE = 'sandbox-sqlite-checkpointer';
 
 export interface Checkpointer {
-  /** Whether the worker has started (tests). */
-  readonly started: boolean;
   close(): Promise<void>;
 }
 
@@ -33,9 +31,6 @@ export function watchWal(file: string): Checkpointer {
   }, WATCH_EVERY_MS);
   watch.unref();
   return {
-    get started() {
-      return worker !== undefined;
-    },
     async close() {
       clearInterval(watch);
       if (!worker) return;
