@@ -332,6 +332,10 @@ describe("Prism's request validation", () => {
     { label: '37.45 as a number', amount: 37.45 },
     { label: '"37.45" as a string', amount: '37.45' },
     { label: '0.07 as a number (0.07 / 0.01 is not an integer in doubles)', amount: 0.07 },
+    // A fixed tolerance (multipleOfPrecision 6, the hook's before) refused these: the quotient is off by ~2e-6.
+    { label: '114533670.82 as a number', amount: 114533670.82 },
+    { label: '287352512.72 as a number', amount: 287352512.72 },
+    { label: '999999999999.99 as a number', amount: 999999999999.99 },
   ])('accepts a checkout session with amount $label', async ({ amount }) => {
     const res = await send(withBody(session, { amount }));
     expect(res.violations, res.describe).toBeNull();

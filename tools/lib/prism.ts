@@ -5,14 +5,14 @@
 //
 // Two corrections, both tested by test/mock/prism.test.ts: Prism serves dist/prism/openapi.json (the bundle
 // plus a generic first example for its own validation failures, prism-document.ts), and its validator gets
-// our multipleOf tolerance (packages/mock/src/validator-hook.ts, loaded with --import; the same hook payments-mock loads), so it accepts every valid amount.
+// our exact multipleOf (packages/mock/src/validator-hook.ts, loaded with --import; the same hook payments-mock loads), so it accepts every valid amount.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { deref, isObject, MULTIPLE_OF_PRECISION, operations, type OpenApiDocument } from '@payments/spec';
+import { deref, isObject, operations, type OpenApiDocument } from '@payments/spec';
 import { acceptsConnections } from './net.ts';
 import { root } from './paths.ts';
 import { prismDocumentPath } from './prism-document.ts';
@@ -108,7 +108,7 @@ async function launch(spec: string, port: number, opts: PrismOptions): Promise<P
 
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', PRISM_MULTIPLE_OF_PRECISION: String(MULTIPLE_OF_PRECISION) },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a terminal's Ctrl-C reaches us, and we stop Prism in order.
     detached: true,

@@ -1,10 +1,9 @@
 // @payments/mock: the Payments API contract mock as consumers run it. Prism serves the document derived from
 // the bundled spec (dist/openapi.json: the bundle plus a generic first example for Prism's own validation
-// failures, derived by the repository's build) and its validator gets our multipleOf tolerance (validator-hook.ts),
+// failures, derived by the repository's build) and its validator gets our exact multipleOf (validator-hook.ts),
 // so every valid amount is accepted, as a JSON number or a string.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { MULTIPLE_OF_PRECISION } from '@payments/spec';
 
 /** The document Prism serves. */
 export const mockDocumentPath = fileURLToPath(new URL('../dist/openapi.json', import.meta.url));
@@ -30,5 +29,5 @@ export function prismInvocation(options: MockOptions, hookUrl: string = validato
   const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli');
   const args = ['--import', hookUrl, prismCli, 'mock', mockDocumentPath, '-h', options.host, '-p', String(options.port)];
   if (options.errors) args.push('--errors');
-  return { args, env: { PRISM_MULTIPLE_OF_PRECISION: String(MULTIPLE_OF_PRECISION), NO_COLOR: '1', FORCE_COLOR: '0' } };
+  return { args, env: { NO_COLOR: '1', FORCE_COLOR: '0' } };
 }

@@ -107,9 +107,9 @@ function bodyErrorCode(
 
 /**
  * The body validator, exact on decimal fields (a number schema with `multipleOf`, e.g. the spec's Amount).
- * Ajv checks `multipleOf` with a tolerance on binary doubles (multipleOfPrecision), so 0.1 + 0.2 passes it;
- * here a JSON number counts by its shortest round-trip decimal (String(n)), which must be an exact multiple,
- * and the canonical form the sandbox stores and answers (money.ts) must itself be valid for the field, as
+ * The spec's validator reads a JSON number by its shortest round-trip decimal (String(n), @payments/spec's
+ * decimal.ts); here that decimal must also have a canonical form the sandbox can store and answer
+ * (money.ts, integer cents) that is itself valid for the field (e.g. within the string form's length), as
  * every response is checked against the spec. A refusal is an error at the field's path, so the field's
  * code applies (bodyErrorCode).
  */

@@ -77,9 +77,9 @@ describe('exact decimal amounts', () => {
     return ok ? 'valid' : contract.bodyErrorCode(op, body, [...(op.validateBody!.errors ?? [])]);
   };
 
-  it("Ajv's multipleOf tolerance lets 0.1 + 0.2 through; the sandbox does not", () => {
+  it('0.1 + 0.2 (0.30000000000000004) is not a two-decimal amount: the spec validator and the sandbox refuse it', () => {
     const schema = opOf(contract, 'createCheckoutSession').body!;
-    expect(createValidator(spec).compile(schema)({ amount: 0.1 + 0.2 })).toBe(true);
+    expect(createValidator(spec).compile(schema)({ amount: 0.1 + 0.2 })).toBe(false);
     expect(validate('createCheckoutSession', { amount: 0.1 + 0.2 })).toBe('invalid_checkout_session_amount');
     expect(validate('createTransfer', { recipientId: 'rcp_1', amount: 0.1 + 0.2 })).toBe('invalid_request');
   });
@@ -99,6 +99,18 @@ describe('exact decimal amounts', () => {
       expect(validate('createTransfer', { recipientId: 'rcp_1', amount }), String(amount)).toBe('valid');
     }
     expect(validate('createCheckoutSession', { discountPercent: 10 })).toBe('valid');
+  });
+
+  it('accepts large two-decimal amounts as JSON numbers, as their strings (a fixed multipleOf tolerance refused them)', () => {
+    // 114533670.82 / 0.01 is 11453367081.999998 in doubles: Ajv's multipleOfPrecision 6 refused it, and about
+    // one two-decimal amount in ten above 5×10^7 (found by a QA pass against the provider's document).
+    for (const amount of [114533670.82, 287352512.72, 648171847.66, 999999999999.99]) {
+      expect(validate('createCheckoutSession', { amount }), String(amount)).toBe('valid');
+      expect(validate('createTransfer', { recipientId: 'rcp_1', amount }), String(amount)).toBe('valid');
+    }
+    for (const amount of [1.005, 0.0100001, 0.1 + 0.2, 114533670.825]) {
+      expect(validate('createCheckoutSession', { amount }), String(amount)).toBe('invalid_checkout_session_amount');
+    }
   });
 });
 

@@ -2,17 +2,11 @@
 // its JSON pointer and its $refs resolve as they do in the document.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { useExactMultipleOf } from './decimal.ts';
 import type { OpenApiDocument } from './document.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const DOC_ID = 'openapi.json';
-
-/**
- * JSON numbers are binary doubles: 0.07 / 0.01 is not an integer. A tolerance of 1e-6 (Ajv's
- * `multipleOfPrecision`) keeps `multipleOf: 0.01` meaning "at most two decimal places". Prism's validator is
- * given the same tolerance (packages/mock/src/validator-hook.ts), so the mock and our validators agree.
- */
-export const MULTIPLE_OF_PRECISION = 6;
 
 export interface SpecValidator {
   /** A validator for the schema at `pointer` (e.g. `#/components/schemas/Transfer`). */
@@ -25,8 +19,9 @@ export function createValidator(doc: OpenApiDocument): SpecValidator {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: false, // OpenAPI adds keywords (example, x-*) that are not JSON Schema vocabulary
-    multipleOfPrecision: MULTIPLE_OF_PRECISION,
   });
+  // `multipleOf: 0.01` means "at most two decimal places" for a JSON number too (decimal.ts).
+  useExactMultipleOf(ajv);
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: DOC_ID } as object);
   const cache = new Map<string, ValidateFunction>();

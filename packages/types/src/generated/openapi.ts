@@ -298,7 +298,7 @@ export type components = {
         };
         /**
          * Amount
-         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. Validators need a tolerance for `multipleOf: 0.01` on binary doubles (for example Ajv's `multipleOfPrecision`), or they reject numbers such as `0.07`; sending the string form avoids this.
+         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it prints as (its shortest round-trip text), or send the string form.
          * @example 37.45
          * @example 37.45
          * @example 1000
