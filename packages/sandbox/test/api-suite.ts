@@ -530,26 +530,33 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         }
       });
 
-      it('saving or activating a recipient keeps nicknames unique among active recipients', async () => {
+      it('nicknames are unique among active EXTERNAL recipients; a wallet recipient takes none (section 2)', async () => {
         const { org, key } = await admin.org({ walletTransfers: true });
         const taken = await pixRecipient(key, { nickname: 'Treasury' });
+        const ach = (nickname: string) => api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname } });
+        // Another external recipient may not use it while the first is active.
+        expectError(await ach('Treasury'), 'recipient_nickname_already_exists');
+        // A wallet is not an external recipient: saved active under an external's nickname, and the other way round.
         const path = `/organizations/${org.id}/wallet-recipients`;
-        const refused = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress, active: true } });
-        expect(refused.status, refused.text).toBe(statusOf('recipient_nickname_already_exists'));
-        expect(refused.body).toMatchObject({ code: 'recipient_nickname_already_exists', requestId: expect.stringMatching(UUID) });
-        // Saved inactive it takes no nickname; activating it would, so that is refused while the other is active.
-        const saved = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress } });
-        expect(saved.status).toBe(201);
-        const activate = `/organizations/${org.id}/recipients/${saved.body.id}/activate`;
+        const wallet = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress, active: true } });
+        expect(wallet.status, wallet.text).toBe(201);
+        expect(wallet.body).toMatchObject({ nickname: 'Treasury', active: true });
+        const cold = await admin.send('POST', path, { body: { nickname: 'Cold store', destinationAddress: walletAddress, active: true } });
+        expect(cold.status, cold.text).toBe(201);
+        const sameAsWallet = await ach('Cold store');
+        expect(sameAsWallet.status, sameAsWallet.text).toBe(201);
+        // Activating an external recipient is refused while another active external one holds its nickname.
+        await admin.req('POST', `/organizations/${org.id}/recipients/${taken.id}/deactivate`);
+        const second = await ach('Treasury');
+        expect(second.status, second.text).toBe(201);
+        const activate = `/organizations/${org.id}/recipients/${taken.id}/activate`;
         const blocked = await admin.send('POST', activate);
         expect(blocked.status, blocked.text).toBe(statusOf('recipient_nickname_already_exists'));
-        expect(blocked.body.code).toBe('recipient_nickname_already_exists');
+        expect(blocked.body).toMatchObject({ code: 'recipient_nickname_already_exists', requestId: expect.stringMatching(UUID) });
+        // A wallet's activation checks no nickname; an inactive one still cannot be sent to.
+        const saved = await admin.send('POST', path, { body: { nickname: 'Treasury', destinationAddress: walletAddress } });
         expectError(await transfer(key, saved.body.id, 1), 'wallet_recipient_required');
-        await admin.req('POST', `/organizations/${org.id}/recipients/${taken.id}/deactivate`);
-        expect((await admin.send('POST', activate)).body).toMatchObject({ id: saved.body.id, active: true });
-        expect((await admin.send('POST', activate)).status).toBe(200); // activating an active recipient is no error
-        // And the public API sees the wallet's nickname as taken now.
-        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: 'Treasury' } }), 'recipient_nickname_already_exists');
+        expect((await admin.send('POST', `/organizations/${org.id}/recipients/${saved.body.id}/activate`)).body).toMatchObject({ id: saved.body.id, active: true });
       });
 
       it('a fault kind is accepted only on operations that document its answer', async () => {

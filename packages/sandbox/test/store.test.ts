@@ -458,6 +458,10 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await refusal((tx) => tx.insertRecipient(recipient('rcp_4', { nickname: 'alice', pixKey: 'pix-b' })))).toBe('recipients_active_nickname');
     expect(await refusal((tx) => tx.insertRecipient(recipient('rcp_4', { nickname: 'bob', pixKey: 'pix-a', active: false })))).toBe('recipients_unique_pix_key');
     expect(await refusal((tx) => tx.updateRecipient('org_1', 'rcp_2', { active: true }))).toBe('recipients_active_nickname');
+    // Section 2 counts active EXTERNAL recipients: a wallet's nickname conflicts with none (schema version 7).
+    const wallet = (id: string) => recipient(id, { nickname: 'alice', rail: 'wallet', pixKey: null, destinationAddress: '0xabc', source: 'dashboard', idempotencyKey: null });
+    expect(await refusal((tx) => tx.insertRecipient(wallet('rcp_w1')))).toBe('written');
+    expect(await refusal((tx) => tx.insertRecipient(wallet('rcp_w2')))).toBe('written');
     expect(await refusal((tx) => tx.insertTransfer(transfer('tr_1', '1.00')).then(() => tx.insertTransfer(transfer('tr_1', '2.00'))))).not.toBe('written');
     expect(await refusal((tx) => tx.insertTransfer(transfer('tr_1', '1.00', { organizationId: 'org_2' })))).toBe('written'); // ids are per organization
     await store.transaction(async (tx) => {

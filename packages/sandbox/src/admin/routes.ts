@@ -141,15 +141,12 @@ export const adminHandlers: Record<string, Handler> = {
     const org = await organization(tx, params.organizationId);
     const nickname = String(body.nickname);
     const address = String(body.destinationAddress);
-    // The public API's rules for a saved recipient: the EIP-55 checksum of a mixed-case address, and (when it
-    // is saved active) a nickname no other active recipient uses.
+    // The public API's rule for a saved address: the EIP-55 checksum of a mixed-case one. Its nickname is
+    // free: section 2 makes nicknames unique among active EXTERNAL recipients, which a wallet is not.
     if (!validAddress(address)) {
       throw publicRule(contract, 'invalid_destination_address', `destinationAddress ${address} is mixed-case but not its EIP-55 checksum form; send the checksummed address, or all lower case.`);
     }
     const active = body.active === true;
-    if (active && (await activeNicknameTaken(tx, org.id, nickname))) {
-      throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${nickname}".`);
-    }
     const recipient = {
       id: newId('rcp'),
       organizationId: org.id,
@@ -252,9 +249,9 @@ export const adminHandlers: Record<string, Handler> = {
 async function setActive({ tx, params, contract }: Parameters<Handler>[0], active: boolean) {
   const current = await tx.getRecipient(params.organizationId!, params.recipientId!);
   if (!current) throw notFound('recipient');
-  // Activating must keep the nickname unique among active recipients, as creating an active one does.
-  if (active && !current.active && (await activeNicknameTaken(tx, current.organizationId, current.nickname, current.id))) {
-    throw publicRule(contract, 'recipient_nickname_already_exists', `Another active recipient of the organization is named "${current.nickname}"; deactivate it first.`);
+  // Activating an external recipient must keep its nickname unique among the active external ones (a wallet's counts for none).
+  if (active && !current.active && current.rail !== 'wallet' && (await activeNicknameTaken(tx, current.organizationId, current.nickname, current.id))) {
+    throw publicRule(contract, 'recipient_nickname_already_exists', `Another active external recipient of the organization is named "${current.nickname}"; deactivate it first.`);
   }
   const recipient = await publicWrite(contract, () => tx.updateRecipient(params.organizationId!, params.recipientId!, { active }));
   if (!recipient) throw notFound('recipient');

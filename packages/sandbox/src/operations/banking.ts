@@ -42,9 +42,11 @@ export async function recipientWrite<T>(write: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Whether another ACTIVE recipient of the organization uses the nickname (section 2: unique among active
- * recipients), whoever saves or activates the recipient: the API (createRecipient) or the dashboard (admin).
- * A check for a clear answer in the common case; the schema's unique index decides races (recipientWrite).
+ * Whether another ACTIVE external recipient of the organization uses the nickname (section 2: unique among
+ * the organization's active external recipients, BRL PIX, USD ACH and USD Wire; a wallet recipient's
+ * nickname counts for none), whoever saves or activates the recipient: the API (createRecipient) or the
+ * dashboard (admin). A check for a clear answer in the common case; the schema's unique index decides races
+ * (recipientWrite).
  */
 export async function activeNicknameTaken(tx: Transaction, organizationId: string, nickname: string, exceptRecipientId?: string): Promise<boolean> {
   const found = await tx.findActiveRecipientByNickname(organizationId, nickname);

@@ -1,7 +1,8 @@
 // The sandbox's schema, written once for node:sqlite and PostgreSQL. Its promises are constraints, so they
 // hold whatever our code does and however many instances write at once:
 // - idempotency (organization_id, operation_id, idem_key): one record, so one resource, per key and operation;
-// - recipients_active_nickname: one ACTIVE recipient per nickname within an organization (section 2);
+// - recipients_active_nickname: one ACTIVE external recipient (not a wallet) per nickname within an
+//   organization (section 2);
 // - recipients_unique_pix_key: one recipient per PIX key within an organization (section 7,
 //   recipient_already_exists);
 // - transfers (organization_id, id): a transfer id names one transfer of one organization;
@@ -190,6 +191,15 @@ export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => 
         CHECK (answered = (status IS NOT NULL))
       );
       CREATE INDEX journal_by_organization ON journal (organization_id, seq);
+    `,
+  },
+  {
+    // Section 2: a nickname is unique among the organization's active EXTERNAL recipients (BRL PIX, USD ACH,
+    // USD Wire); a wallet recipient's nickname takes none of theirs (before: among all active recipients).
+    version: 7,
+    sql: () => `
+      DROP INDEX recipients_active_nickname;
+      CREATE UNIQUE INDEX recipients_active_nickname ON recipients (organization_id, nickname) WHERE active AND rail <> 'wallet';
     `,
   },
 ];

@@ -140,7 +140,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
     insertRecipient: async (r) => void (await guarded(RECIPIENTS.insert, RECIPIENTS.values(r))),
     getRecipient: (organizationId, id) => first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND id = $2', [organizationId, id]),
     findActiveRecipientByNickname: (organizationId, nickname) =>
-      first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND nickname = $2 AND active', [organizationId, nickname]),
+      first(RECIPIENTS, "SELECT * FROM recipients WHERE organization_id = $1 AND nickname = $2 AND active AND rail <> 'wallet'", [organizationId, nickname]),
     findRecipientByPixKey: (organizationId, pixKey) => first(RECIPIENTS, 'SELECT * FROM recipients WHERE organization_id = $1 AND pix_key = $2', [organizationId, pixKey]),
     updateRecipient: (organizationId, id, patch) => update(RECIPIENTS, 'organization_id = $1 AND id = $2', [organizationId, id], patch),
 

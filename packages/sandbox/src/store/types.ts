@@ -19,10 +19,12 @@ export interface Transaction {
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
 
-  // Inserting or activating a recipient whose active nickname or PIX key another recipient of the
-  // organization holds throws a ConstraintViolation (the schema's unique indexes decide, not our code).
+  // Inserting or activating an external recipient whose nickname another active external recipient of the
+  // organization holds, or a recipient whose PIX key another holds, throws a ConstraintViolation (the
+  // schema's unique indexes decide, not our code).
   insertRecipient(recipient: RecipientRecord): Promise<void>;
   getRecipient(organizationId: string, id: string): Promise<RecipientRecord | undefined>;
+  /** The active external (not wallet) recipient with this nickname: the one section 2's uniqueness counts. */
   findActiveRecipientByNickname(organizationId: string, nickname: string): Promise<RecipientRecord | undefined>;
   findRecipientByPixKey(organizationId: string, pixKey: string): Promise<RecipientRecord | undefined>;
   updateRecipient(organizationId: string, id: string, patch: Partial<Pick<RecipientRecord, 'active' | 'nickname'>>): Promise<RecipientRecord | undefined>;
