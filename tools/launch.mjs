@@ -84,7 +84,10 @@ function ensureWorkspace(env) {
   writeFileSync(stamp, want);
 }
 
-const [task, ...args] = process.argv.slice(2);
+const [task, ...given] = process.argv.slice(2);
+// `node tools/launch.mjs release -- --dry-run` means what `npm run release -- --dry-run` means: npm drops
+// that `--`, and so does the launcher, so a task's options reach it either way.
+const args = given[0] === '--' ? given.slice(1) : given;
 if (!task) fail('usage: node tools/launch.mjs <task> [args...]');
 const taskFile = join(root, 'tools', 'tasks', `${task}.ts`);
 if (!existsSync(taskFile)) fail(`unknown task "${task}" (no tools/tasks/${task}.ts)`);

@@ -70,6 +70,11 @@ export async function main(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
+    // An option the task does not know (node:util parseArgs): a usage error, not a crash.
+    if (String((err as { code?: unknown } | null)?.code).startsWith('ERR_PARSE_ARGS_')) {
+      log(`✗ ${(err as Error).message}; the options are in the README's table of scripts and the task's header (tools/tasks/)\n`);
+      process.exit(2);
+    }
     if (err instanceof StepError) {
       log(`\n✗ ${err.step} failed:\n\n${err.output.trim()}\n`);
     } else {

@@ -14,7 +14,6 @@ await main(async () => {
   if (!existsSync(bundledJson) || !existsSync(bundledYaml)) await buildContract();
   if (!existsSync(adminBundledJson)) await lintAdminSpec();
   const passed = process.argv.slice(2);
-  if (passed[0] === '--') passed.shift();
   const child = spawn(process.execPath, [join(root, 'bench', 'sandbox', 'pg-ceiling.ts'), ...passed], { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
   const code = await new Promise<number>((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));

@@ -16,7 +16,6 @@ await main(async () => {
   if (!existsSync(adminBundledJson)) await lintAdminSpec();
   const script = join(root, 'bench', 'sandbox', 'run.ts');
   const passed = process.argv.slice(2);
-  if (passed[0] === '--') passed.shift(); // `node tools/launch.mjs bench-sandbox -- --quick`
   const child = spawn(process.execPath, [script, ...passed], { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
   const code = await new Promise<number>((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));

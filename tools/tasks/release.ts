@@ -37,7 +37,10 @@ import { log, main, runTool, step, StepError } from '../lib/steps.ts';
 
 const releaseDir = join(root, 'dist', 'release');
 
-const { values } = parseArgs({ options: { 'dry-run': { type: 'boolean' }, 'publish-only': { type: 'boolean' }, registry: { type: 'string' } } });
+let values: { 'dry-run'?: boolean; 'publish-only'?: boolean; registry?: string } = {};
+await main(async () => {
+  values = parseArgs({ options: { 'dry-run': { type: 'boolean' }, 'publish-only': { type: 'boolean' }, registry: { type: 'string' } } }).values;
+});
 const dryRun = Boolean(values['dry-run']);
 const publishOnly = Boolean(values['publish-only']);
 const registry = values.registry;
