@@ -1,4 +1,4 @@
-// npm start: build the contract, then run the sandbox on 127.0.0.1 (PORT, default 8080; a busy port falls
+// npm start: build the contract, then run the sandbox on 127.0.0.1 (PORT, default 8080; the default, when busy, falls
 // back to a free one) with the docs at /docs/ (their console prefilled with the demo key) and the bundled
 // spec at /openapi.yaml|json; create (or reuse) a demo organization with every product enabled and print the
 // base URL, the docs URL, a fresh demo API key and the admin token. State is kept in .sandbox-data/sandbox.db
@@ -8,14 +8,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonLogger } from '../../packages/sandbox/src/http.ts';
-import { banner, serveSandbox } from '../../packages/sandbox/src/serve.ts';
+import { banner, PortInUse, serveSandbox } from '../../packages/sandbox/src/serve.ts';
 import { lintAdminSpec } from '../lib/admin-contract.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
 import { bundledJson, bundledYaml, docsDir, root } from '../lib/paths.ts';
 import { parsePort, stopSignals } from '../lib/prism.ts';
-import { log, main, step } from '../lib/steps.ts';
+import { log, main, step, StepError } from '../lib/steps.ts';
 
 await main(async () => {
   const stop = stopSignals();
@@ -29,10 +29,14 @@ await main(async () => {
   const served = await step('start the sandbox, demo organization and API key', () =>
     serveSandbox({
       port: wanted,
+      fallBack: process.env.PORT === undefined, // a PORT someone set is held to (serve.ts)
       ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { file: join(dataDir, 'sandbox.db') }),
       ...(process.env.SANDBOX_ADMIN_TOKEN ? { adminToken: process.env.SANDBOX_ADMIN_TOKEN } : {}),
       logger: jsonLogger((text) => process.stderr.write(text)),
       site: { docsDir, specJson: bundledJson, specYaml: bundledYaml },
+    }).catch((err: unknown) => {
+      if (err instanceof PortInUse) throw new StepError('start', `PORT=${err.port}: port ${err.port} on 127.0.0.1 is in use: stop what holds it, or pick another PORT (0 = any free port)`);
+      throw err;
     }),
   );
   if (served.portFellBack) log(`  port ${wanted} is busy: using ${served.sandbox.port} instead`);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { parsePort } from '@payments/spec/cli-support';
 import { run as adminCli } from './cli.ts';
 import { jsonLogger } from './http.ts';
-import { banner, serveSandbox } from './serve.ts';
+import { banner, PortInUse, serveSandbox, type ServedSandbox } from './serve.ts';
 import { packagedSite } from './site.ts';
 
 const PROG = 'payments-sandbox';
@@ -18,7 +18,8 @@ export const HELP = `usage: ${PROG} [options]           run the sandbox until Ct
        ${PROG} admin <command> …   the admin CLI (organizations, keys, faults, clocks, journal): ${PROG} admin --help
 
 options (each also read from the environment variable in brackets):
-  -p, --port N            port on 127.0.0.1 [PORT]; default 8080, a busy port falls back to a free one; 0 = any free port
+  -p, --port N            port on 127.0.0.1 [PORT]; 0 = any free port; a port given is used or the command
+                          stops (exit 1); the default, 8080, falls back to a free one when busy
       --host HOST         interface to listen on [HOST]; default 127.0.0.1
       --database-url URL  PostgreSQL (postgres://…) instead of the embedded store [DATABASE_URL]; several
                           instances on one database share their state
@@ -55,13 +56,16 @@ function options(argv: string[]) {
   }).values;
 }
 
-/** Resolves when the first SIGINT/SIGTERM arrives (later ones are ignored while the sandbox closes). */
-function nextStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => resolve(signal);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+/**
+ * `signal`: the first SIGINT/SIGTERM (later ones are ignored while the sandbox closes). `cancel()` stops
+ * listening, for a start that failed: the process then ends on a signal as it would without us.
+ */
+function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
+  let stop!: (signal: NodeJS.Signals) => void;
+  const signal = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return { signal, cancel: () => void process.off('SIGINT', stop).off('SIGTERM', stop) };
 }
 
 async function serve(argv: string[], env: Env): Promise<number> {
@@ -82,19 +86,29 @@ async function serve(argv: string[], env: Env): Promise<number> {
   if (file && file !== ':memory:' && !databaseUrl) mkdirSync(dirname(file), { recursive: true });
   const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
   const adminToken = values['admin-token'] ?? env.SANDBOX_ADMIN_TOKEN;
+  const host = values.host ?? env.HOST ?? '127.0.0.1';
   const stopped = nextStopSignal();
-  const served = await serveSandbox({
-    port,
-    host: values.host ?? env.HOST ?? '127.0.0.1',
-    ...(databaseUrl ? { databaseUrl } : file && file !== ':memory:' ? { file } : {}),
-    ...(adminToken ? { adminToken } : {}),
-    ...(journalCap ? { journalCap: Number(journalCap) } : {}),
-    site: packagedSite,
-    logger: jsonLogger((text) => process.stderr.write(text)),
-  });
+  let served: ServedSandbox;
+  try {
+    served = await serveSandbox({
+      port,
+      fallBack: values.port === undefined && env.PORT === undefined,
+      host,
+      ...(databaseUrl ? { databaseUrl } : file && file !== ':memory:' ? { file } : {}),
+      ...(adminToken ? { adminToken } : {}),
+      ...(journalCap ? { journalCap: Number(journalCap) } : {}),
+      site: packagedSite,
+      logger: jsonLogger((text) => process.stderr.write(text)),
+    });
+  } catch (err) {
+    stopped.cancel();
+    if (!(err instanceof PortInUse)) throw err;
+    process.stderr.write(`${PROG}: port ${err.port} on ${host} is in use: stop what holds it, or pick another with --port N (0 = any free port)\n`);
+    return 1;
+  }
   if (served.portFellBack) process.stderr.write(`${PROG}: port ${port} is busy: using ${served.sandbox.port} instead\n`);
   process.stdout.write(banner(served, `npx ${PROG} admin`));
-  const signal = await stopped;
+  const signal = await stopped.signal;
   await served.close();
   process.stderr.write(`${PROG}: stopped on ${signal}\n`);
   return 0;

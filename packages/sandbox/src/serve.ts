@@ -1,6 +1,6 @@
 // The sandbox as a person or a CI job starts it (`npm start`, `payments-sandbox`): the docs and the spec served
-// next to the API, a demo organization with every product on and a fresh API key, a busy port falling back to
-// a free one. startSandbox() is the bare server the tests use.
+// next to the API, a demo organization with every product on and a fresh API key, the default port falling
+// back to a free one when busy. startSandbox() is the bare server the tests use.
 import { createStore } from './store/index.ts';
 import { demoOrganization } from './demo-organization.ts';
 import type { Logger } from './http.ts';
@@ -9,8 +9,13 @@ import { startSandbox, type RunningSandbox } from './sandbox.ts';
 import { siteFiles, type SiteFiles } from './site.ts';
 
 export interface ServeOptions {
-  /** 0 = any free port; a busy port falls back to a free one. */
+  /** 0 = any free port. */
   port: number;
+  /**
+   * When `port` is busy, take a free one instead (the default port, which nobody chose). A port someone asked
+   * for is held to: a CI job that waits on it must not reach another server there (PortInUse instead).
+   */
+  fallBack?: boolean;
   host?: string;
   /** PostgreSQL when set; otherwise node:sqlite on `file`, or in memory. */
   databaseUrl?: string;
@@ -32,6 +37,15 @@ export interface ServedSandbox {
 
 const isAddressInUse = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
 
+/** The port asked for is taken, and the sandbox was not to fall back. */
+export class PortInUse extends Error {
+  readonly port: number;
+  constructor(port: number, cause: unknown) {
+    super(`port ${port} is in use`, { cause });
+    this.port = port;
+  }
+}
+
 export async function serveSandbox(options: ServeOptions): Promise<ServedSandbox> {
   const store = createStore({ databaseUrl: options.databaseUrl, file: options.file });
   const apiKey = generateApiKey(); // made first, so the sandbox can serve it to the docs console
@@ -52,6 +66,7 @@ export async function serveSandbox(options: ServeOptions): Promise<ServedSandbox
     // Binding is the only honest test of a busy port (a check before it races with other processes).
     sandbox = await start(options.port).catch(async (err: unknown) => {
       if (options.port === 0 || !isAddressInUse(err)) throw err;
+      if (!options.fallBack) throw new PortInUse(options.port, err);
       portFellBack = true;
       return start(0);
     });

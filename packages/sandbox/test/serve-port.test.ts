@@ -1,0 +1,54 @@
+// The port `npm start` and `payments-sandbox` listen on: the default one, which nobody chose, falls back to a
+// free port when busy; a port someone asked for is held to, so a CI job waiting on it never reaches another
+// server there (a QA pass met exactly that: the job's curl got the other sandbox, then a 401).
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/command.ts';
+import { PortInUse, serveSandbox } from '../src/serve.ts';
+import { bundledJson, bundledYaml, docsDir } from '../../../tools/lib/paths.ts';
+
+const site = { docsDir, specJson: bundledJson, specYaml: bundledYaml };
+let holder: Server;
+let busy: number;
+
+beforeAll(async () => {
+  holder = createServer().listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  busy = (holder.address() as { port: number }).port;
+});
+afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+describe('a busy port', () => {
+  it('is refused with PortInUse when it was asked for', async () => {
+    const refused = await serveSandbox({ port: busy, site }).then(
+      (served) => served.close().then(() => 'served'),
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(PortInUse);
+    expect((refused as PortInUse).port).toBe(busy);
+  });
+
+  it('falls back to a free port when the caller allows it (the default port)', async () => {
+    const served = await serveSandbox({ port: busy, fallBack: true, site });
+    try {
+      expect(served.portFellBack).toBe(true);
+      expect(served.sandbox.port).not.toBe(busy);
+      expect((await fetch(`${served.sandbox.url}/openapi.json`)).status).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('payments-sandbox --port N stops with exit 1 and says why', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const listening = process.listenerCount('SIGTERM');
+      expect(await main(['--port', String(busy)], {})).toBe(1);
+      expect(process.listenerCount('SIGTERM'), 'a failed start leaves no signal handler behind').toBe(listening);
+      expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain(`payments-sandbox: port ${busy} on 127.0.0.1 is in use`);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
