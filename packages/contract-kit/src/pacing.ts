@@ -51,16 +51,27 @@ export class KeyPool {
   readonly #margin: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #onWait: ((ms: number, limit: RateLimit) => void) | undefined;
   readonly stats: PacingStats = { keys: 1, waitedMs: 0, overBudget: 0 };
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(options: { primary: string; provision?: () => Promise<string>; maxWaitMs: number; margin?: number; now?: () => number; sleep?: (ms: number) => Promise<void> }) {
+  /** `onWait`: told before each wait for room, with the limit waited on (progress: a long run must say why it sits still). */
+  constructor(options: {
+    primary: string;
+    provision?: () => Promise<string>;
+    maxWaitMs: number;
+    margin?: number;
+    now?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+    onWait?: (ms: number, limit: RateLimit) => void;
+  }) {
     this.#keys = [{ key: options.primary, sent: new Map() }];
     this.#provision = options.provision;
     this.#maxWaitMs = options.maxWaitMs;
     this.#margin = options.margin ?? 0.95;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#onWait = options.onWait;
   }
 
   get primary(): string {
@@ -90,12 +101,13 @@ export class KeyPool {
         this.stats.keys++;
         return this.#count(key, limits, now);
       }
-      const wait = Math.min(...this.#keys.map((k) => this.#waitFor(k, limits, now)));
+      const { wait, limit } = this.#keys.map((k) => this.#waitFor(k, limits, now)).reduce((a, b) => (b.wait < a.wait ? b : a));
       if (this.stats.waitedMs + wait > this.#maxWaitMs) {
         this.stats.overBudget++;
         return this.#count(this.#keys[0]!, limits, now);
       }
       this.stats.waitedMs += wait;
+      if (limit) this.#onWait?.(wait, limit);
       await this.#sleep(wait);
     }
     throw new Error('pacing: no key became free (bounded loop)');
@@ -107,14 +119,16 @@ export class KeyPool {
     return list.length;
   }
 
-  #waitFor(k: PooledKey, limits: RateLimit[], now: number): number {
-    let wait = 0;
+  /** How long until `k` has room in every bucket, and the limit that takes longest. */
+  #waitFor(k: PooledKey, limits: RateLimit[], now: number): { wait: number; limit?: RateLimit } {
+    let found: { wait: number; limit?: RateLimit } = { wait: 0 };
     for (const l of limits) {
       const list = k.sent.get(l.bucket) ?? [];
       const budget = Math.floor(l.limit * this.#margin);
-      if (list.length >= budget) wait = Math.max(wait, list[list.length - budget]! + l.windowMs - now + 1);
+      const wait = list.length >= budget ? list[list.length - budget]! + l.windowMs - now + 1 : 0;
+      if (wait > found.wait) found = { wait, limit: l };
     }
-    return wait;
+    return found;
   }
 
   #count(k: PooledKey, limits: RateLimit[], now: number): string {

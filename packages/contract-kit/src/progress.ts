@@ -8,6 +8,8 @@ export interface Progress {
   request(): void;
   checkEnd(result: CheckResult): void;
   end(): void;
+  /** The run sits still for `ms` waiting for room in a rate limit (`why` says which). Optional: older implementations have none. */
+  waiting?(ms: number, why: string): void;
 }
 
 export const silentProgress: Progress = { begin() {}, checkStart() {}, request() {}, checkEnd() {}, end() {} };
@@ -61,6 +63,15 @@ export function stderrProgress(stream: Stream = process.stderr, intervalMs = 5_0
       warnings += result.warnings.length;
       inconclusive += result.inconclusive;
       draw(true);
+    },
+    waiting(ms, why) {
+      const text = `waiting ${Math.ceil(ms / 1000)} s for room in ${why}`;
+      if (tty) {
+        current = `${current.replace(/ — waiting .*$/, '')} — ${text}`;
+        draw(true);
+      } else {
+        stream.write(`contract-kit: ${text}\n`);
+      }
     },
     end() {
       if (timer) clearInterval(timer);

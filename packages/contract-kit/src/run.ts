@@ -9,13 +9,13 @@ import { INCONCLUSIVE, RATE_LIMITED } from './checks/expectations.ts';
 import { createContext, type KitContext } from './context.ts';
 import { unexercised } from './coverage.ts';
 import type { Transport } from './http.ts';
-import { KeyPool } from './pacing.ts';
+import { KeyPool, type RateLimit } from './pacing.ts';
 import { adminClient, FULL_ORGANIZATION, SetupError, type AdminClient } from './probes/admin.ts';
 import { propertySeed } from './properties.ts';
 import { silentProgress, type Progress } from './progress.ts';
 import { selectChecks, type CheckEnv } from './registry.ts';
 import { loadApi, type OperationModel } from './spec-model.ts';
-import { detectTarget, UnreachableError } from './target.ts';
+import { detectTarget, keyRefusal, UnreachableError } from './target.ts';
 import type { CheckResult, Report, RunOptions } from './types.ts';
 
 export const TOOL = '@payments/contract-kit';
@@ -101,7 +101,11 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   }
   const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
   const caps = capabilitiesOf(target, admin !== undefined);
-  const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes);
+  const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes, progress);
+  if (!organizationId && target === 'server') {
+    const refused = await keyRefusal(api, transport, keys);
+    if (refused) throw new UsageError(refused);
+  }
   ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId });
   const env: CheckEnv = {
     options,
@@ -157,11 +161,12 @@ async function reachableAdmin(transport: Transport, token: string, notes: string
  * as many keys of it as the rate limit needs, so the run never waits and never meets a 429. Without it:
  * the given key, paced within the documented limit (waiting at most --max-wait-s in total).
  */
-async function provisionKeys(admin: AdminClient | undefined, options: RunOptions, notes: string[]): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
+async function provisionKeys(admin: AdminClient | undefined, options: RunOptions, notes: string[], progress: Progress): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
   const maxWaitMs = (options.maxWaitS ?? 900) * 1000;
+  const paced = () => new KeyPool({ primary: options.apiKey, maxWaitMs, onWait: (ms, limit) => progress.waiting?.(ms, waitingFor(limit)) });
   if (!admin) {
     notes.push(`rate limit: one key, paced within the spec's x-rate-limit (waits at most ${maxWaitMs / 1000} s in total; then 429s are reported and their checks skipped)`);
-    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs }) };
+    return { apiKey: options.apiKey, keys: paced() };
   }
   try {
     const org = await admin.createOrganization(FULL_ORGANIZATION);
@@ -172,9 +177,13 @@ async function provisionKeys(admin: AdminClient | undefined, options: RunOptions
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
     notes.push(`could not provision keys through the admin API (${err.message}): one key, paced`);
-    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs }) };
+    return { apiKey: options.apiKey, keys: paced() };
   }
 }
+
+/** What a paced run waits for, said so that the way out is in it. */
+const waitingFor = (limit: RateLimit): string =>
+  `the rate limit${limit.bucket === 'default' ? '' : ` of ${limit.bucket}`} (${limit.limit} requests per ${limit.windowMs / 60_000} min per key, the spec's x-rate-limit; --admin-token lets the kit use fresh keys instead, --max-wait-s caps the waiting)`;
 
 /** --strict-503: the check's inconclusive warnings become failures (the count stays as it was). */
 export function strictInconclusive(result: CheckResult): CheckResult {

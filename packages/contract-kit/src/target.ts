@@ -4,6 +4,7 @@
 // state or key lookups are skipped with a warning, and Prism's own request-validation quirks are warnings.
 import type { Target } from './context.ts';
 import { send, type Transport } from './http.ts';
+import { rateLimitsOf, type KeyPool } from './pacing.ts';
 import type { ApiModel } from './spec-model.ts';
 
 export class UnreachableError extends Error {}
@@ -26,3 +27,25 @@ export async function detectTarget(api: ApiModel, transport: Transport, apiKey: 
   return { target: 'server', note: `target: a server (GET ${read.path} with Prefer: code=504 answered ${statuses[0]})` };
 }
 
+
+/**
+ * Why a server refuses the run's own key, or undefined: a plain read with it answered 401 with one of the
+ * codes the spec gives that read's 401 (a mistyped --api-key). Every check would then meet the same answer
+ * and read it as a contract failure, after pacing for up to --max-wait-s; the run stops first instead.
+ */
+export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool): Promise<string | undefined> {
+  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0 && o.secured);
+  const codes = read?.codes.get(401);
+  if (!read || !codes) return undefined;
+  const key = await keys.take(rateLimitsOf(api, read));
+  const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
+  if (ex.response?.status !== 401) return undefined;
+  let code: unknown;
+  try {
+    code = (JSON.parse(ex.response.text) as { code?: unknown } | null)?.code;
+  } catch {
+    return undefined;
+  }
+  if (typeof code !== 'string' || !codes.has(code)) return undefined;
+  return `the server refused the API key: GET ${read.path} with it answered 401 ${code}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`;
+}

@@ -3,6 +3,7 @@
 // window without one, and sending over the budget (so the 429s get reported) once --max-wait-s is used up.
 import { describe, expect, it } from 'vitest';
 import { KeyPool, rateLimitsOf } from '../src/pacing.ts';
+import { stderrProgress } from '../src/progress.ts';
 import { loadApi } from '../src/spec-model.ts';
 
 const api = loadApi();
@@ -38,13 +39,16 @@ describe('KeyPool', () => {
     expect(pool.stats.waitedMs).toBe(0);
   });
 
-  it('without the admin API, waits for the window to have room', async () => {
+  it('without the admin API, waits for the window to have room, and says so first (which limit, how long)', async () => {
     const { now, sleep } = clock();
-    const pool = new KeyPool({ primary: 'k0', maxWaitMs: 3_600_000, now, sleep });
+    const waits: [number, string][] = [];
+    const pool = new KeyPool({ primary: 'k0', maxWaitMs: 3_600_000, now, sleep, onWait: (ms, limit) => waits.push([ms, limit.bucket]) });
     for (let i = 0; i < 57; i++) await pool.take(cards);
     expect(now()).toBe(0);
+    expect(waits).toEqual([]);
     await pool.take(cards);
     expect(now()).toBe(900_001);
+    expect(waits).toEqual([[900_001, 'issueCard']]); // card issuance's own 60 per 15 min, not the 600
     expect(pool.stats.overBudget).toBe(0);
   });
 
@@ -54,5 +58,16 @@ describe('KeyPool', () => {
     for (let i = 0; i < 60; i++) await pool.take(cards);
     expect(pool.stats.overBudget).toBe(3);
     expect(now()).toBe(0);
+  });
+});
+
+describe('progress while the run waits', () => {
+  it('a log (no terminal) gets a line saying how long and for what', () => {
+    let written = '';
+    const progress = stderrProgress({ isTTY: false, write: (text: string) => (written += text) }, 60_000);
+    progress.begin(3);
+    progress.waiting?.(842_400, 'the rate limit of issueCard');
+    progress.end();
+    expect(written).toContain('contract-kit: waiting 843 s for room in the rate limit of issueCard\n');
   });
 });

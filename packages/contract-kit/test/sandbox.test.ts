@@ -80,3 +80,13 @@ describe('the kit against the sandbox', () => {
     }
   });
 });
+
+describe('a key the server refuses (a mistyped --api-key, no --admin-token)', () => {
+  it('stops the run before any check, with the reason, instead of pacing and reporting every check failed', async () => {
+    const started = Date.now();
+    await expect(runKit({ baseUrl: sandbox.url, apiKey: `svc_live_${'x'.repeat(32)}`, maxWaitS: 900 })).rejects.toThrow(
+      /^the server refused the API key: GET \/v1\/banking\/balance with it answered 401 invalid_api_key/,
+    );
+    expect(Date.now() - started, 'no pacing wait before the refusal').toBeLessThan(30_000);
+  });
+});
