@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { parsePort } from '@payments/spec/cli-support';
 import { run as adminCli } from './cli.ts';
 import { jsonLogger } from './http.ts';
+import { omitSqliteExperimentalWarning } from './node-warnings.ts';
 import { banner, PortInUse, serveSandbox, type ServedSandbox } from './serve.ts';
 import { packagedSite } from './site.ts';
 
@@ -115,6 +116,7 @@ async function serve(argv: string[], env: Env): Promise<number> {
 }
 
 export function main(argv: string[], env: Env = process.env): Promise<number> {
+  omitSqliteExperimentalWarning(); // stderr is the request log (node-warnings.ts)
   if (argv[0] === 'admin') {
     return adminCli(argv.slice(1), { env, stdout: process.stdout, stderr: process.stderr, fetch: globalThis.fetch, prog: `${PROG} admin` });
   }

@@ -7,6 +7,7 @@
 // checkpoint size, so an idle or lightly used sandbox never pays for it. This file is also the worker's code.
 import { statSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { omitSqliteExperimentalWarning } from '../node-warnings.ts';
 
 /** The WAL size (SQLite's default wal_autocheckpoint: 1,000 pages of 4 KiB) past which the worker starts. */
 const START_AT_WAL_BYTES = 1000 * 4096;
@@ -46,6 +47,7 @@ export function watchWal(file: string): Checkpointer {
 }
 
 function runWorker({ file }: { file: string }): void {
+  omitSqliteExperimentalWarning(); // the process's stderr may be its request log (node-warnings.ts)
   const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(file);
   db.exec('PRAGMA synchronous = NORMAL'); // as the main connection's checkpoints: the WAL synced before the copy
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
