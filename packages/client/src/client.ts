@@ -101,13 +101,19 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   };
 
   const policies = new Map<string | undefined, RetryPolicy>();
+  /** The Idempotency-Key among headers of any HeadersInit form, in any spelling (Headers reads names without case). */
+  const keyIn = (headers: any) => new Headers(headers).get('Idempotency-Key');
+
 
   async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
     const { idempotencyKey, signal: caller, ...rest } = init;
     const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
     // Only a POST gets a key (and so its own header object); a GET passes its params through untouched.
     const header = method === 'POST' ? { ...rest.params?.header } : undefined;
-    const key: string | undefined = header && (idempotencyKey ?? header['Idempotency-Key'] ?? newIdempotencyKey());
+    // A key the caller put in a header is theirs in any spelling (header names ignore case), in params.header or
+    // in `headers`: a key not seen there would go out replaced by a new one, and make a retry a second payment.
+    const key: string | undefined =
+      header && (idempotencyKey ?? header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey());
     const context: CallContext = { operationId, idempotencyKey: key, attempts: 0 };
     if (header && key !== undefined) {
       checkIdempotencyKey(operationId, key, context);
@@ -148,7 +154,8 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
             : timedOut(state.attempt)
               ? new TimeoutError(runtime.timeoutMs, context)
               : new ResponseError(state.status, raw, context);
-      log?.({ event: 'failure', ...context, ...(err instanceof ApiError ? { status: err.status, code: err.code } : {}) });
+      // An API error's status and code (other errors have none: both undefined, left out of JSON).
+      log?.({ event: 'failure', ...context, status: (err as ApiError).status, code: (err as ApiError).code });
       throw err;
     } finally {
       state.attempt.dispose();

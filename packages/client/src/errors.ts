@@ -40,8 +40,7 @@ export class PaymentsError extends Error {
 
   constructor(message: string, next: NextStep, context: ErrorContext = {}, options?: { cause?: unknown }) {
     super(message, options);
-    this.mayRetrySameKey = next.mayRetrySameKey;
-    this.newKeySafe = next.newKeySafe;
+    Object.assign(this, next); // mayRetrySameKey, newKeySafe
     this.operationId = context.operationId;
     this.idempotencyKey = context.idempotencyKey;
     this.attempts = context.attempts ?? 0;

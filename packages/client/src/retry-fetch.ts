@@ -167,8 +167,9 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
       runtime.onRetry?.({
         ...context,
         delayMs: delay,
-        reason: outcome.kind === 'response' ? outcome.status : outcome.kind,
-        code: outcome.kind === 'response' ? outcome.code : undefined,
+        // A response's status and code; a network or timeout outcome has neither, and its kind is the reason.
+        reason: (outcome as { status?: number }).status ?? (outcome.kind as 'network' | 'timeout'),
+        code: (outcome as { code?: string }).code,
       });
       await response?.body?.cancel().catch(() => {});
       attempt.dispose();

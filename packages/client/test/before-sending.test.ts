@@ -118,6 +118,27 @@ describe('keys', () => {
     expect(result.idempotencyKey).toBe('employee-1:card');
   });
 
+  // A QA pass: a key given in another spelling, or in `headers`, went out replaced by a random one (so a
+  // caller's retry with its stable key would have been a second payment).
+  it.each([
+    ['params.header, lower case', { params: { header: { 'idempotency-key': 'employee-2:card' } } }],
+    ['headers, a record', { headers: { 'Idempotency-Key': 'employee-2:card' } }],
+    ['headers, a Headers', { headers: new Headers({ 'IDEMPOTENCY-KEY': 'employee-2:card' }) }],
+    ['headers, pairs', { headers: [['idempotency-key', 'employee-2:card']] }],
+  ])('the caller key is kept when it comes in %s', async (_where, init) => {
+    const { server, client } = setup();
+    const result = await client.POST('/v1/cards', { body: {}, ...(init as object) });
+    expect(server.keys()).toEqual(['employee-2:card']);
+    expect(result.idempotencyKey).toBe('employee-2:card');
+  });
+
+  it('a key given in `headers` is checked like any other before anything is sent', async () => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount: '1.00' }, headers: { 'idempotency-key': 'short' } }));
+    expect(err.message).toContain('Idempotency-Key must match');
+    expect(server.keys()).toEqual([]);
+  });
+
   it('derived keys are UUIDv5: deterministic, distinct per operation and id, valid for checkout', async () => {
     const a = await deriveIdempotencyKey('createTransfer', 'invoice-42');
     expect(await deriveIdempotencyKey('createTransfer', 'invoice-42')).toBe(a);
