@@ -129,3 +129,24 @@ describe('client mode: a careless client', () => {
     expect(junit.match(/<failure /g)?.length).toBe(report.totals.findings);
   }, 60_000);
 });
+
+describe('the summary of a client that failed to run', () => {
+  it("shows the client's first error line above its last lines (a stack trace's message is at its top)", async () => {
+    const { outputExcerpt } = await import('../src/client-mode/report.ts');
+    const trace = [
+      'node:internal/modules/cjs/loader:1228',
+      '  throw err;',
+      '  ^',
+      '',
+      "Error: Cannot find module '/tmp/nope.mjs'",
+      ...Array.from({ length: 10 }, (_, i) => `    at frame${i} (node:internal/x:${i})`),
+      '',
+      'Node.js v24.21.0',
+    ].join('\n');
+    const excerpt = outputExcerpt(trace);
+    expect(excerpt[0]).toBe('client output (its first error line, then its last lines):');
+    expect(excerpt[1]).toBe("  Error: Cannot find module '/tmp/nope.mjs'");
+    expect(excerpt.at(-1)).toBe('  Node.js v24.21.0');
+    expect(outputExcerpt('short\noutput')).toEqual(['client output (last lines):', '  short', '  output']);
+  });
+});

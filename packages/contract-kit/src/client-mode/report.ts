@@ -18,7 +18,8 @@ const titleOf = (r: ScenarioResult, report: ClientReport) => (report.repeat > 1 
 export function renderClientSummary(report: ClientReport): string {
   const lines = [`Client-rules audit of ${report.scenarios.length} scenario(s) against ${report.baseUrl} (${report.clock === 'test' ? 'test clock' : 'real time'})`, ''];
   for (const r of report.scenarios) {
-    lines.push(`${failedResult(r) ? '✗' : '✓'} ${titleOf(r, report)}: ${verdict(r)} (${requests(r.requests)}, ${seconds(r.durationMs)})`);
+    // The journal's count includes what the kit itself sent to set the scenario up (its recipient).
+    lines.push(`${failedResult(r) ? '✗' : '✓'} ${titleOf(r, report)}: ${verdict(r)} (journal: ${requests(r.requests)}, set-up included; ${seconds(r.durationMs)})`);
     if (r.error) lines.push(`  ${r.error}`);
     if (failuresOf(r).length) {
       lines.push(`  expected: ${r.expected}`);
@@ -29,11 +30,22 @@ export function renderClientSummary(report: ClientReport): string {
       lines.push('  assumed, not the provider\'s rules (warnings, they fail nothing):');
       lines.push(...formatFindings(warningsOf(r)).split('\n').map((line) => `    ${line}`));
     }
-    if (failedResult(r) && r.output?.trim()) lines.push('  client output (last lines):', ...r.output.trim().split('\n').slice(-8).map((l) => `    ${l}`));
+    if (failedResult(r) && r.output?.trim()) lines.push(...outputExcerpt(r.output).map((l) => `  ${l}`));
   }
   const { scenarios, passed, failed, findings, warnings } = report.totals;
   lines.push('', `${scenarios} scenarios: ${passed} passed, ${failed} failed, ${findings} finding(s), ${warnings} assumed warning(s)${report.repeat > 1 ? `; each scenario run ${report.repeat} times (jitter compared across runs)` : ''}`, '');
   return lines.join('\n');
+}
+
+/**
+ * A failed client's output, for the summary: its last lines, and above them its first error line when that is
+ * further up (a stack trace says what went wrong at its top: `Error: Cannot find module …`).
+ */
+export function outputExcerpt(output: string, last = 8): string[] {
+  const lines = output.trim().split('\n');
+  const first = lines.findIndex((line) => /^\s*(?:[A-Za-z]*Error\b|error:)/.test(line));
+  const head = first >= 0 && first < lines.length - last ? [`  ${lines[first]!.trim()}`, '  …'] : [];
+  return [head.length ? 'client output (its first error line, then its last lines):' : 'client output (last lines):', ...head, ...lines.slice(-last).map((l) => `  ${l}`)];
 }
 
 export const toClientJson = (report: ClientReport): string => `${JSON.stringify(report, null, 2)}\n`;
