@@ -51,10 +51,14 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Seconds (or an HTTP date) in Retry-After, as milliseconds. */
+/**
+ * Seconds (or an HTTP date) in Retry-After, as milliseconds. Seconds are read as a number, so `1.5` is a second
+ * and a half (RFC 9110 allows digits only; Date.parse would read `1.5` as a date in 2001, a wait of 0).
+ */
 export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  if (!value?.trim()) return undefined;
+  const seconds = Number(value);
+  if (seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -222,6 +222,14 @@ describe('rate limits', () => {
     expect(b.server.sleeps).toEqual([375]);
   });
 
+  // A QA pass: `1.5` was read by Date.parse as a date in 2001, a wait of 0 (RFC 9110 allows digits only, but a
+  // server that sends a fraction means seconds).
+  it.each([['1.5', 1_500], [' 3 ', 3_000], ['0', 0]])('a Retry-After of %j seconds is waited as %i ms', async (retryAfter, ms) => {
+    const { server, client } = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': retryAfter } }, { status: 200, json: {} }]);
+    await client.GET('/v1/banking/balance');
+    expect(server.sleeps).toEqual([ms]);
+  });
+
   it('an HTTP-date Retry-After is read against the injected clock', async () => {
     const at = (ms: number) => new Date(ms).toUTCString(); // virtual time starts at 0 (1970)
     const a = setup([{ status: 429, json: errorBody('rate_limit_exceeded'), headers: { 'retry-after': at(4_000) } }, { status: 200, json: {} }]);
