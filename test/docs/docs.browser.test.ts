@@ -281,6 +281,9 @@ describe('the rendered docs (headless Chromium)', () => {
     await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
     const link = page.locator(`main [data-section-id="${route}"] code[data-error-code="banking_transfer_idempotency_conflict"]`).first();
     await link.focus({ timeout: WAIT_MS * 2 });
+    // Its underline runs below the underscores: at 2px it ran through them ("banking transfer idempotency conflict").
+    const style = await link.evaluate((el) => ({ offset: getComputedStyle(el).textUnderlineOffset, size: getComputedStyle(el).fontSize }));
+    expect(parseFloat(style.offset) / parseFloat(style.size), JSON.stringify(style)).toBeGreaterThanOrEqual(0.3);
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.hash === `#${errorCodeRoute('banking_transfer_idempotency_conflict')}`, { timeout: WAIT_MS });
     await page.locator(`main [data-section-id="${errorCodeRoute('banking_transfer_idempotency_conflict')}"]`).first().waitFor({ state: 'visible', timeout: WAIT_MS });
@@ -429,6 +432,10 @@ describe('the rendered docs (headless Chromium)', () => {
     it('follows a search result', async () => {
       await tab.locator('[data-testid="search-trigger"]').click();
       await tab.keyboard.type(summary('getBankingBalance'));
+      // The dialog opens above the open console: under it, its input and results were cut at the console's edge.
+      const input = (await tab.locator('[data-testid="search-dialog"] input').first().boundingBox({ timeout: WAIT_MS }))!;
+      const onTop = await tab.evaluate(([x, y]) => Boolean(document.elementFromPoint(x!, y!)?.closest('[data-testid="search-dialog"]')), [input.x + input.width - 10, input.y + input.height / 2]);
+      expect(onTop, 'the search input\'s right end is not under the console').toBe(true);
       await tab.getByText(summary('getBankingBalance'), { exact: true }).last().click({ timeout: WAIT_MS });
       await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('getBankingBalance'));
     });

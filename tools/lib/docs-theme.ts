@@ -46,7 +46,10 @@ pre div:has(> button[aria-label="collapse"], > button[aria-label="expand"]) { li
    let the table shrink their column until "apiKey" broke as "apiK / ey"; they still break when nothing else fits */
 table.md td code { word-break: normal; overflow-wrap: break-word; }
 /* Error codes linked to their catalog card (tools/lib/docs-browser/error-links.ts) */
-code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 2px; }
+/* … underlined below the underscores (at 2px the line ran through them: "banking transfer idempotency conflict") */
+code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 0.4em; text-decoration-thickness: 1px; }
+/* Redoc's search dialog (an overlay at --z-index-overlay, 1000) opens above the Try-it console (1001), not under it */
+[data-testid="search-dialog"] { z-index: 1003 !important; }
 /* The error catalog's cards (one section per code, routes /errors/<code>) use the page's width, not half of it */
 [data-section-id^="/errors/"] [data-testid="middle-panel"] { width: 100%; max-width: 1000px; }
 /* The page's visually hidden <h1> (see withPageHeading in docs.ts) */

@@ -125,7 +125,7 @@ function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operation
   if (fields.length === 0) return compiled;
   const validate = ((data: unknown) => {
     const ok = compiled(data);
-    validate.errors = compiled.errors ?? null;
+    validate.errors = ok ? null : saidPlainly(compiled.errors ?? [], data, fields.map((f) => f.name));
     if (!ok || !isObject(data)) return ok;
     const errors: ErrorObject[] = [];
     for (const { name, canonicalValid } of fields) {
@@ -148,10 +148,24 @@ function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operation
   return Object.assign(validate, { schema: compiled.schema, schemaEnv: compiled.schemaEnv });
 }
 
+/**
+ * Ajv's errors at a decimal field ("must be number" from the oneOf's other branch for a string, "must match
+ * pattern ^(?:0\.(…" for it) as one that says the rule, first; the other fields' errors after it, as Ajv gave them.
+ */
+function saidPlainly(errors: readonly ErrorObject[], data: unknown, names: readonly string[]): ErrorObject[] {
+  const failed = names.filter((name) => errors.some((e) => e.instancePath === fieldPath(name)));
+  const value = (name: string) => JSON.stringify(isObject(data) ? data[name] : undefined) ?? 'undefined';
+  const plain = failed.map((name) => fieldError(name, `must be a positive decimal with at most two decimal places, as a number or a string (${value(name)} is not)`, { multipleOf: 0.01 }));
+  return [...plain, ...errors.filter((e) => !failed.some((name) => e.instancePath === fieldPath(name)))];
+}
+
+/** The JSON pointer of a top-level field, as Ajv's instancePath writes it. */
+const fieldPath = (name: string) => `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
 /** An Ajv-shaped error at a top-level field (so bodyErrorCode finds the field's code). */
 function fieldError(name: string, message: string, params: Record<string, unknown>): ErrorObject {
   return {
-    instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+    instancePath: fieldPath(name),
     schemaPath: `#/properties/${name}`,
     keyword: 'multipleOf',
     params,

@@ -101,6 +101,18 @@ describe('exact decimal amounts', () => {
     expect(validate('createCheckoutSession', { discountPercent: 10 })).toBe('valid');
   });
 
+  it('says the amount rule when an amount breaks it, as a string or a number (not "must be number" from the other branch)', () => {
+    const op = opOf(contract, 'createTransfer');
+    for (const amount of ['1.005', 1.005, 'abc', 0]) {
+      expect(validate('createTransfer', { recipientId: 'rcp_1', amount }), String(amount)).toBe('invalid_request');
+      expect(op.validateBody!.errors?.[0], String(amount)).toMatchObject({
+        instancePath: '/amount',
+        message: `must be a positive decimal with at most two decimal places, as a number or a string (${JSON.stringify(amount)} is not)`,
+      });
+    }
+    expect(validate('createCheckoutSession', { amount: '1.005' })).toBe('invalid_checkout_session_amount');
+  });
+
   it('accepts large two-decimal amounts as JSON numbers, as their strings (a fixed multipleOf tolerance refused them)', () => {
     // 114533670.82 / 0.01 is 11453367081.999998 in doubles: Ajv's multipleOfPrecision 6 refused it, and about
     // one two-decimal amount in ten above 5×10^7 (found by a QA pass against the provider's document).
