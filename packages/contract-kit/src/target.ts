@@ -3,6 +3,7 @@
 // ignored). Two harmless reads with two different codes tell them apart. Against Prism, the probes that need
 // state or key lookups are skipped with a warning, and Prism's own request-validation quirks are warnings.
 import type { Target } from './context.ts';
+import { errorCodeOf } from './checks/response.ts';
 import { send, type Transport } from './http.ts';
 import { rateLimitsOf, type KeyPool } from './pacing.ts';
 import type { ApiModel } from './spec-model.ts';
@@ -39,13 +40,7 @@ export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyP
   if (!read || !codes) return undefined;
   const key = await keys.take(rateLimitsOf(api, read));
   const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
-  if (ex.response?.status !== 401) return undefined;
-  let code: unknown;
-  try {
-    code = (JSON.parse(ex.response.text) as { code?: unknown } | null)?.code;
-  } catch {
-    return undefined;
-  }
-  if (typeof code !== 'string' || !codes.has(code)) return undefined;
+  const code = ex.response?.status === 401 ? errorCodeOf(ex.response) : undefined;
+  if (code === undefined || !codes.has(code)) return undefined;
   return `the server refused the API key: GET ${read.path} with it answered 401 ${code}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`;
 }

@@ -136,7 +136,7 @@ function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operation
         canonical = normalizeAmount(value);
       } catch (err) {
         if (!(err instanceof InvalidAmount)) throw err;
-        errors.push(fieldError(name, `must be a decimal with at most two decimal places (${String(value)} is not)`, { multipleOf: 0.01 }));
+        errors.push(amountRuleError(name, value));
         continue;
       }
       if (!canonicalValid(canonical)) errors.push(fieldError(name, `is out of range: its canonical form ${canonical} is not a valid amount`, { canonical }));
@@ -154,10 +154,13 @@ function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operation
  */
 function saidPlainly(errors: readonly ErrorObject[], data: unknown, names: readonly string[]): ErrorObject[] {
   const failed = names.filter((name) => errors.some((e) => e.instancePath === fieldPath(name)));
-  const value = (name: string) => JSON.stringify(isObject(data) ? data[name] : undefined) ?? 'undefined';
-  const plain = failed.map((name) => fieldError(name, `must be a positive decimal with at most two decimal places, as a number or a string (${value(name)} is not)`, { multipleOf: 0.01 }));
+  const plain = failed.map((name) => amountRuleError(name, isObject(data) ? data[name] : undefined));
   return [...plain, ...errors.filter((e) => !failed.some((name) => e.instancePath === fieldPath(name)))];
 }
+
+/** The amount rule, said at the field that breaks it. */
+const amountRuleError = (name: string, value: unknown): ErrorObject =>
+  fieldError(name, `must be a positive decimal with at most two decimal places, as a number or a string (${JSON.stringify(value) ?? 'undefined'} is not)`, { multipleOf: 0.01 });
 
 /** The JSON pointer of a top-level field, as Ajv's instancePath writes it. */
 const fieldPath = (name: string) => `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
