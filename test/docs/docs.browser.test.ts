@@ -447,9 +447,10 @@ describe('the rendered docs (headless Chromium)', () => {
       await expect.poll(endpoint, { timeout: WAIT_MS }).toContain(pathOf('getBankingBalance'));
     });
 
-    it('on a guide shows no form (nothing to send there), and follows scrolling into an operation', async () => {
+    it('on a guide shows no form (nothing to send there) and names it in the tab title, and follows scrolling into an operation', async () => {
       await sidebar('Cards', 'Cards');
       await expect.poll(() => tab.locator('#try-it .ti-form').isHidden(), { timeout: WAIT_MS }).toBe(true);
+      expect(await tab.title(), 'the tab names the page clicked, as it does an operation').toMatch(/^Cards · /);
       expect(await endpoint()).toContain('no operation to send');
       expect(await launcher().isHidden()).toBe(true);
       await tab.mouse.move(600, 500);

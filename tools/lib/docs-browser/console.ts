@@ -31,7 +31,8 @@ const newIdempotencyKey = () => `docs-${crypto.randomUUID()}`;
 
 /** A guide's title for the tab: its sidebar entry's label. */
 function sectionTitle(route: string, pageTitle: string): string {
-  const link = [...document.querySelectorAll<HTMLAnchorElement>('[data-component-name="Menu/Menu"] a[href]')].find((a) => a.getAttribute('href') === `#${route}`);
+  // The sidebar's links are the routes themselves (`/errors`), the address bar's hash the same with its `#`.
+  const link = [...document.querySelectorAll<HTMLAnchorElement>('[data-component-name="Menu/Menu"] a[href]')].find((a) => [route, `#${route}`].includes(a.getAttribute('href') ?? ''));
   const label = link?.innerText.replace(/\s+/g, ' ').trim();
   return label && label !== pageTitle ? `${label} · ${pageTitle}` : pageTitle;
 }
