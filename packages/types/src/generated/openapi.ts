@@ -32,7 +32,7 @@ export type paths = {
         put?: never;
         /**
          * Create a recipient (BRL PIX, USD ACH, USD Wire only)
-         * @description Creates an external recipient. Requires Banking API access and an `Idempotency-Key`. Only BRL PIX, USD ACH and USD Wire recipients can be created through the API; wallet recipients are saved and activated in the dashboard. The nickname must be unique among the organization's active external recipients, and at most one recipient may hold a PIX key (a replay with the same Idempotency-Key returns the original result instead of `recipient_already_exists`).
+         * @description Creates an external recipient. Requires Banking API access and an `Idempotency-Key`. Only BRL PIX, USD ACH and USD Wire recipients can be created through the API; wallet recipients are saved and activated in the dashboard. The nickname must be unique among the organization's active external recipients, and at most one of the organization's recipients, active or not, may hold a PIX key (a replay with the same Idempotency-Key returns the original result instead of `recipient_already_exists`; the document names no scope for this rule: the organization's is assumed).
          */
         post: operations["createRecipient"];
         delete?: never;
@@ -53,6 +53,8 @@ export type paths = {
         /**
          * Create a transfer to a recipient
          * @description Sends money to an active recipient. Requires Banking API access (and wallet transfers enabled for a wallet recipient) and an `Idempotency-Key`. Success is `201` with a transfer object carrying a status.
+         *
+         *     A missing or inactive recipient gives `404 recipient_not_found`, except an inactive **wallet** recipient, which gives `409 wallet_recipient_required` (it must be saved and activated in the dashboard). The document states both rules without saying which wins for an inactive wallet: the more specific one is assumed.
          *
          *     **Idempotency.** A retry with the same key returns the original result and does not pay again. The same key with a different amount or recipient gives `409 banking_transfer_idempotency_conflict`. Never switch to a new key because of a `502`, `503` or `504`.
          *
@@ -209,7 +211,7 @@ export type components = {
         Nickname: string;
         /**
          * PixKey
-         * @description The recipient's PIX key (CPF, CNPJ, e-mail, phone or random key). At most one recipient per PIX key (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed).
+         * @description The recipient's PIX key. Within an organization, at most one recipient holds a PIX key, active or not (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed; the document says "a recipient with the same PIX key exists" and names no scope: the organization's is assumed).
          */
         PixKey: string;
         /**
@@ -318,7 +320,7 @@ export type components = {
         };
         /**
          * TransferStatus
-         * @description `pending` and `completed` resolve an attempt (keep the key, track the transfer, do not send again); `failed` and `cancelled` close it (a new payment attempt needs a new key). The transitions between states are not shown in the provider's document.
+         * @description The retry-outcome table (a retry after a temporary 503): `pending` and `completed` resolve the attempt (keep the key, track the transfer, do not send again); `failed` and `cancelled` close it (a new payment attempt needs a new request with a new key). The transitions between states are not shown in the provider's document.
          * @enum {string}
          */
         TransferStatus: "pending" | "completed" | "failed" | "cancelled";
@@ -439,7 +441,7 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description From the edge network, without the JSON error body. The request may or may not have been processed: treat it as a timeout and retry with the same `Idempotency-Key`. Never switch to a new key because of it. */
+        /** @description From the edge network, without the JSON error body. The request may or may not have been processed: treat it as a timeout and retry (a POST with the same `Idempotency-Key`). Never switch to a new key because of it. */
         EdgeNoJsonBody: {
             headers: {
                 [name: string]: unknown;
@@ -494,7 +496,7 @@ export type components = {
     };
     parameters: {
         /**
-         * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource.
+         * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
          * @example order-8c1f2e:transfer
          */
         IdempotencyKey: string;
@@ -504,7 +506,7 @@ export type components = {
          */
         TransferId: components["schemas"]["ResourceId"];
         /**
-         * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource.
+         * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen (letters read as the ASCII letters A–Z and a–z: the document does not say which letters, and a header value is ASCII text). The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
          * @example cart-7781:session
          */
         CheckoutIdempotencyKey: string;
@@ -517,7 +519,7 @@ export type components = {
          */
         RetryAfterAssumed: number;
         /**
-         * @description The number of seconds to wait before repeating the same request (with the same Idempotency-Key). Always sent with `provider_rate_limited`; a 503 with another code may come without it.
+         * @description The number of seconds to wait before repeating the same request (with the same Idempotency-Key). Always sent with `provider_rate_limited`; a 503 with another code may come without it. The document gives the number no upper bound, and neither does this schema.
          * @example 2
          */
         RetryAfter: number;
@@ -557,7 +559,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource.
+                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
                  * @example order-8c1f2e:transfer
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -612,7 +614,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource.
+                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
                  * @example order-8c1f2e:transfer
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -734,7 +736,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource.
+                 * @description Required. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result and does not repeat the action. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`: that could create a duplicate payment. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
                  * @example order-8c1f2e:transfer
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -772,7 +774,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["EdgeNoJsonBody"];
-            /** @description The card provider is briefly rate limited (`provider_rate_limited`, always with `Retry-After`), or a temporary failure. Nothing was processed; repeat with the same Idempotency-Key. */
+            /** @description The card provider is briefly rate limited (`provider_rate_limited`, always with `Retry-After`; nothing was processed, repeat the same request with the same Idempotency-Key), or a temporary server or provider failure (the document does not say whether anything was processed; repeat with the same Idempotency-Key, as after a timeout). */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -790,7 +792,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource.
+                 * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen (letters read as the ASCII letters A–Z and a–z: the document does not say which letters, and a header value is ASCII text). The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
                  * @example cart-7781:session
                  */
                 "Idempotency-Key": components["parameters"]["CheckoutIdempotencyKey"];
@@ -828,7 +830,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen. The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource.
+                 * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen (letters read as the ASCII letters A–Z and a–z: the document does not say which letters, and a header value is ASCII text). The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches).
                  * @example cart-7781:session
                  */
                 "Idempotency-Key": components["parameters"]["CheckoutIdempotencyKey"];
