@@ -7,11 +7,21 @@ import { InvalidAmount, normalizeAmount } from './money.ts';
 
 export const INVALID_REQUEST = 'invalid_request';
 
+/**
+ * Why a body was refused: its code, and the errors that count (for a oneOf told apart by a property, those of
+ * the branch the body names: Ajv's first error is the first branch's, e.g. "must have required property
+ * 'pixKey'" for a usd_ach recipient whose nickname is empty).
+ */
+export interface BodyRefusal {
+  code: string;
+  errors: readonly ErrorObject[];
+}
+
 export interface BodyValidation {
   /** The operation's body validator, exact on its decimal fields. */
   validatorFor(operationId: string, bodySchema: JsonObject): ValidateFunction;
-  /** The spec's code for a body that failed validation. */
-  errorCode(bodySchema: JsonObject | undefined, data: unknown, errors: ErrorObject[]): string;
+  /** The spec's code for a body that failed validation, and the errors that decided it. */
+  refusal(bodySchema: JsonObject | undefined, data: unknown, errors: ErrorObject[]): BodyRefusal;
 }
 
 export function bodyValidation(doc: OpenApiDocument, validator: SpecValidator): BodyValidation {
@@ -23,7 +33,7 @@ export function bodyValidation(doc: OpenApiDocument, validator: SpecValidator): 
   };
   return {
     validatorFor: (operationId, bodySchema) => exactDecimals(doc, validator, operationId, bodySchema, validator.compile(bodySchema)),
-    errorCode: (bodySchema, data, errors) => bodyErrorCode(doc, branchValidator, bodySchema, data, errors),
+    refusal: (bodySchema, data, errors) => bodyRefusal(doc, branchValidator, bodySchema, data, errors),
   };
 }
 
@@ -68,13 +78,13 @@ function discriminator(doc: OpenApiDocument, branches: JsonObject[]): string | u
 }
 
 /** The code of a refused body: its oneOf branch's, its `not` rule's, or the first refused field's. */
-function bodyErrorCode(
+function bodyRefusal(
   doc: OpenApiDocument,
   branchValidator: (schema: JsonObject) => ValidateFunction,
   bodySchema: JsonObject | undefined,
   data: unknown,
   errors: ErrorObject[],
-): string {
+): BodyRefusal {
   let schema = unwrap(doc, bodySchema ?? null).schema;
   // A oneOf told apart by a const property: a value no branch has gets that property's code; otherwise
   // the errors that matter are those of the branch the value selects.
@@ -83,7 +93,7 @@ function bodyErrorCode(
     const prop = discriminator(doc, branches);
     if (prop) {
       const branch = branches.find((b) => (deref(doc, (b.properties as JsonObject)[prop]!) as JsonObject).const === data[prop]);
-      if (!branch) return unwrap(doc, (branches[0]!.properties as JsonObject)[prop]!).code ?? INVALID_REQUEST;
+      if (!branch) return { code: unwrap(doc, (branches[0]!.properties as JsonObject)[prop]!).code ?? INVALID_REQUEST, errors: errors.filter((e) => e.instancePath === `/${prop}`) };
       schema = branch;
       const own = branchValidator(branch);
       own(data);
@@ -92,7 +102,7 @@ function bodyErrorCode(
   }
   for (const error of errors) {
     if (error.keyword === 'not' && error.instancePath === '' && isObject(schema?.not) && typeof schema.not['x-error-code'] === 'string') {
-      return schema.not['x-error-code'];
+      return { code: schema.not['x-error-code'], errors };
     }
     const [, field] = error.instancePath.split('/');
     if (!field || !schema || !isObject(schema.properties)) continue;
@@ -100,9 +110,9 @@ function bodyErrorCode(
     if (prop === undefined) continue;
     const { schema: target, code } = unwrap(doc, prop);
     const nested = target ? unwrap(doc, target).code : undefined;
-    if (code ?? nested) return (code ?? nested)!;
+    if (code ?? nested) return { code: (code ?? nested)!, errors };
   }
-  return INVALID_REQUEST;
+  return { code: INVALID_REQUEST, errors };
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type SpecValidator,
 } from '@payments/spec';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { bodyValidation, type BodyValidation } from './body-validation.ts';
+import { bodyValidation, type BodyRefusal, type BodyValidation } from './body-validation.ts';
 
 export type Product = 'Banking' | 'Cards' | 'Checkout';
 
@@ -66,8 +66,8 @@ export interface Contract {
   match(method: string, path: string): { op: OperationContract; params: Record<string, string> } | { allow: string[] } | undefined;
   /** Status and meaning of a code, from the error catalog. */
   error(code: string): { status: number; meaning: string };
-  /** The spec code for a body that failed validation (x-error-code, or invalid_request). */
-  bodyErrorCode(op: OperationContract, body: unknown, errors: ErrorObject[]): string;
+  /** The spec code for a body that failed validation (x-error-code, or invalid_request), and the errors that decided it. */
+  bodyRefusal(op: OperationContract, body: unknown, errors: ErrorObject[]): BodyRefusal;
   defaultRateLimit: RateLimit;
   /**
    * The name of the API key header, lowercased as node's `req.headers` has it: the `name` of the spec's one
@@ -207,7 +207,7 @@ export function loadContract(doc: OpenApiDocument): Contract {
       if (!found) throw new Error(`the spec's error catalog has no code ${code}`);
       return found;
     },
-    bodyErrorCode: (op, data, errors) => bodies.errorCode(op.body, data, errors),
+    bodyRefusal: (op, data, errors) => bodies.refusal(op.body, data, errors),
   };
 }
 

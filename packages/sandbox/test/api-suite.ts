@@ -114,6 +114,19 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         }
       });
 
+      it('a refused field is named in the message of the rail the body names, not of the first rail', async () => {
+        const { key } = await admin.org();
+        for (const [body, field] of [
+          [{ rail: 'usd_ach', nickname: '' }, '/nickname'],
+          [{ rail: 'usd_wire', nickname: 123 }, '/nickname'],
+          [{ rail: 'brl_pix', nickname: 'Ana' }, "'pixKey'"],
+        ] as const) {
+          const refused = await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body });
+          expectError(refused, 'invalid_request');
+          expect(refused.body.error, JSON.stringify(body)).toContain(field);
+        }
+      });
+
       it('validates destination addresses, including the EIP-55 checksum of mixed case', async () => {
         const { key } = await admin.org();
         const lower = '0x52908400098527886e0f7030069857d2e4169ee7';

@@ -74,7 +74,7 @@ describe('exact decimal amounts', () => {
   const validate = (operationId: string, body: unknown) => {
     const op = opOf(contract, operationId);
     const ok = op.validateBody!(body);
-    return ok ? 'valid' : contract.bodyErrorCode(op, body, [...(op.validateBody!.errors ?? [])]);
+    return ok ? 'valid' : contract.bodyRefusal(op, body, [...(op.validateBody!.errors ?? [])]).code;
   };
 
   it('0.1 + 0.2 (0.30000000000000004) is not a two-decimal amount: the spec validator and the sandbox refuse it', () => {

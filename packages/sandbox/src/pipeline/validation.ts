@@ -22,8 +22,8 @@ export function validateRequest(contract: Contract, req: IncomingMessage, op: Op
   }
   const body = parseJson(raw);
   if (!op.validateBody(body)) {
-    const code = contract.bodyErrorCode(op, body, [...(op.validateBody.errors ?? [])]);
-    const first = op.validateBody.errors?.[0];
+    const { code, errors } = contract.bodyRefusal(op, body, [...(op.validateBody.errors ?? [])]);
+    const first = errors[0];
     throw new Failure(code, code === 'invalid_request' && first ? `Request body ${first.instancePath || '(root)'} ${first.message ?? 'is invalid'}.` : undefined);
   }
   return body as Record<string, unknown>;
