@@ -86,7 +86,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 30_000;
   // Timers take at most 2^31-1 ms (about 24.8 days): a longer or non-numeric timeout would fire at once or never.
-  if (!(timeoutMs > 0 && timeoutMs < 2 ** 31)) throw new PaymentsError('invalid timeoutMs', REFUSED);
+  if (!(timeoutMs >= 1 && timeoutMs < 2 ** 31)) throw new PaymentsError('invalid timeoutMs', REFUSED);
   const runtime: Runtime = {
     fetch: baseFetch,
     sleep: options.sleep ?? sleep,

@@ -183,7 +183,7 @@ describe('auth and environment', () => {
 
   it('refuses a timeoutMs a timer cannot keep (not a number of ms from 1 to 2^31-1): it would fire at once or never', () => {
     const make = (timeoutMs: number) => () => createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1', timeoutMs });
-    for (const bad of [0, -1, Number.NaN, Infinity, 2 ** 31]) expect(make(bad), String(bad)).toThrow(/invalid timeoutMs/);
+    for (const bad of [0, 0.5, -1, Number.NaN, Infinity, 2 ** 31]) expect(make(bad), String(bad)).toThrow(/invalid timeoutMs/);
     for (const good of [1, 30_000, 2 ** 31 - 1]) expect(make(good), String(good)).not.toThrow();
   });
 
