@@ -3,7 +3,7 @@
 // JUnit, and exits 0 for a careful client, 1 for a careless one; usage errors exit 2. A client in another
 // language (examples/python-client/pay.py) is tested the same way.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,6 +116,45 @@ describe('payments-contract-kit client', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/unknown scenario/);
   }, 60_000);
+});
+
+// QA (a Python client; here the same habits in a few lines of JavaScript, written to a file per test).
+describe('payments-contract-kit client: a client that did not do what was asked', () => {
+  const program = (name: string, headers: string, after: string) => {
+    const file = join(dir, `${name}.mjs`);
+    writeFileSync(
+      file,
+      `const env = process.env;
+const res = await fetch(env.PAYMENTS_BASE_URL + '/v1/banking/transfers', { method: 'POST', headers: { ${headers}, 'idempotency-key': 'qa-' + env.PAYMENTS_SCENARIO, 'content-type': 'application/json' }, body: JSON.stringify({ recipientId: env.PAYMENTS_RECIPIENT_ID, amount: '150.00' }) });
+console.log('createTransfer:', res.status);
+${after}
+`,
+    );
+    return file;
+  };
+
+  // It slept the 60 s in real time, and the kit's --timeout-ms stopped it: "✓ ok" and exit 0 before.
+  it('a client stopped at --timeout-ms fails (exit 1), named as such', async () => {
+    const sleeper = program('real-sleep', "'x-api-key': env.PAYMENTS_API_KEY", 'await new Promise((resolve) => setTimeout(resolve, 60_000));');
+    const json = join(dir, 'real-sleep.json');
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--timeout-ms', '3000', '--scenario', 'transfer-503-then-resolved', '--json', json, '--', process.execPath, sleeper]);
+    expect(code, stdout + stderr).toBe(1);
+    expect(stdout).toContain('client_timed_out: the kit stopped the client after 3000 ms: it had not ended, its payment left open after 503 temporarily_unavailable');
+    expect(stdout).toContain('[contract-kit] stopped after 3000 ms');
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.scenarios[0].findings.map((f: { kind: string }) => f.kind)).toEqual(['client_timed_out']);
+  }, 120_000);
+
+  // It sent the key as `authorization: Bearer`: refused 401, no organization, so no journal entry.
+  it("a client whose requests were refused 401: the kit's own sandbox counts them and says why", async () => {
+    const bearer = program('bearer', "authorization: 'Bearer ' + env.PAYMENTS_API_KEY", 'process.exit(res.status === 401 ? 5 : 0);');
+    const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--scenario', 'transfer-503-then-resolved', '--', process.execPath, bearer]);
+    expect(code, stdout + stderr).toBe(1);
+    expect(stdout).toContain(
+      "the client (exit code 5) sent no createTransfer request the sandbox could attribute: it refused 1 request 401 during the client's run; a request without the scenario's API key (PAYMENTS_API_KEY) in x-api-key",
+    );
+    expect(stdout).toContain('(e.g. the key sent as authorization: Bearer)');
+  }, 120_000);
 });
 
 describe('a client in another language: examples/python-client/pay.py (Python, standard library only)', () => {

@@ -13,6 +13,7 @@ import { payInvoices } from '../../../examples/pay-invoices/index.ts';
 import { renderClientSummary, toClientJunit } from '../src/client-mode/report.ts';
 import { runClientMode, type ClientReport, type Drive, type ScenarioContext } from '../src/client-mode/run.ts';
 import { SCENARIOS } from '../src/client-mode/scenarios.ts';
+import { PROVIDER } from '@payments/sandbox';
 
 let sandbox: RunningSandbox;
 const dir = mkdtempSync(join(tmpdir(), 'client-mode-'));
@@ -127,6 +128,92 @@ describe('client mode: a careless client', () => {
     }
     const junit = toClientJunit(report);
     expect(junit.match(/<failure /g)?.length).toBe(report.totals.findings);
+  }, 60_000);
+});
+
+/** One POST of the scenario's payment through plain fetch; its status, or undefined when the connection dropped. */
+async function post(ctx: ScenarioContext, key: string, headers: Record<string, string> = { 'x-api-key': ctx.apiKey }, amount = '150.00'): Promise<number | undefined> {
+  const body = ctx.scenario.operation === 'createTransfer' ? { recipientId: ctx.recipientId, amount } : ctx.scenario.operation === 'issueCard' ? {} : { amount: '37.45', paymentMethod: 'pix' };
+  const path = { createTransfer: '/v1/banking/transfers', issueCard: '/v1/cards', createCheckoutSession: '/v1/checkout/sessions' }[ctx.scenario.operation];
+  const res = await fetch(`${ctx.baseUrl}${path}`, { method: 'POST', headers: { ...headers, 'idempotency-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined);
+  await res?.arrayBuffer();
+  return res?.status;
+}
+
+const findingsOf = (report: ClientReport) => Object.fromEntries(report.scenarios.map((s) => [s.name, s.findings.map((f) => [f.kind, f.basis])]));
+
+// QA: a client that crashed after the first 503 (or gave up after a 502) passed: the audit judges what was
+// sent, and nothing sent broke a rule. The scenario held an answer it never asked for.
+describe('client mode: a client that stops while its payment is open', () => {
+  it('is reported where the scenario held the answer; stopping after pending review or a definite answer is right', async () => {
+    const once: Drive = async (ctx) => ({ exitCode: (await post(ctx, `once-${ctx.scenario.name}`)) === 201 ? 0 : 1 });
+    const report = await run(once);
+    console.log(summaryOf(report));
+    const open = [['stopped_before_resolution', 'scenario']];
+    expect(findingsOf(report)).toEqual({
+      'transfer-503-then-resolved': open,
+      'transfer-three-503s': open,
+      'transfer-edge-502-after-commit': open,
+      'transfer-504-before-processing': open,
+      'transfer-dropped-after-commit': open,
+      'transfer-pending-review': [],
+      'card-provider-rate-limited': open,
+      'checkout-pix-not-set-up': [],
+    });
+    const [first] = report.scenarios[0]!.findings;
+    expect(first!.detail).toContain(`it never asked for ${SCENARIOS[0]!.retryAnswer}`);
+    expect(first!.shouldHave).toContain(`"${PROVIDER.waitAfter503.words}"`);
+    expect(report.scenarios[2]!.findings[0]!.shouldHave).toContain(PROVIDER.edgeIsATimeout.words);
+  }, 60_000);
+
+  it('a client the kit stopped at its time limit fails, whatever it sent', async () => {
+    const stopped: Drive = async (ctx) => {
+      await post(ctx, 'stopped-1');
+      return { exitCode: 128, stoppedAfterMs: 20_000 };
+    };
+    const report = await run(stopped, SCENARIOS.filter((s) => s.name === 'transfer-503-then-resolved' || s.name === 'checkout-pix-not-set-up'));
+    expect(findingsOf(report)).toEqual({ 'transfer-503-then-resolved': [['client_timed_out', 'scenario']], 'checkout-pix-not-set-up': [['client_timed_out', 'scenario']] });
+    expect(report.scenarios[0]!.findings[0]!.detail).toBe('the kit stopped the client after 20000 ms: it had not ended, its payment left open after 503 temporarily_unavailable under key "stopped-1"');
+    expect(report.totals.failed).toBe(2);
+  }, 60_000);
+});
+
+describe('client mode: the one payment under a new key', () => {
+  // QA: after the 503 the payment re-sent under a NEW key with 150.01 for 150.00 passed (another identity).
+  it('after a 503, a new key with another amount is the switch rule 8 forbids (the scenario has one payment)', async () => {
+    const newKeyNewAmount: Drive = async (ctx) => {
+      await post(ctx, 'qa-1');
+      await ctx.sleep(61_000);
+      return { exitCode: (await post(ctx, 'qa-2', undefined, '150.01')) === 201 ? 0 : 1 };
+    };
+    const report = await run(newKeyNewAmount, SCENARIOS.filter((s) => s.name === 'transfer-503-then-resolved'));
+    expect(findingsOf(report)).toEqual({ 'transfer-503-then-resolved': [['new_key_after_unknown_outcome', 'document']] });
+    expect(report.scenarios[0]!.findings[0]!.rule).toEqual(PROVIDER.neverNewKeyOn5xx);
+  }, 60_000);
+
+  // QA: a second transfer after a 201 was `duplicate_payment` on the document's authority; the document's
+  // "Do not submit again" is about the 201 that resolved a temporary 503. Here it is the scenario's one payment.
+  it("a second transfer after a 201 that resolved no 503 is the scenario's expectation, not the document's", async () => {
+    const twice: Drive = async (ctx) => {
+      await post(ctx, 'first'); // the edge's 502
+      await post(ctx, 'first'); // the committed transfer, replayed
+      await post(ctx, 'second');
+      return { exitCode: 0 };
+    };
+    const report = await run(twice, SCENARIOS.filter((s) => s.name === 'transfer-edge-502-after-commit'));
+    expect(findingsOf(report)).toEqual({ 'transfer-edge-502-after-commit': [['second_resource', 'scenario']] });
+    expect(summaryOf(report)).toContain("the scenario's expectation, not a rule of the provider's document");
+  }, 60_000);
+});
+
+// QA: a client sending the key as `Authorization: Bearer` read "the client sent no createTransfer request".
+describe('client mode: a client whose requests the sandbox cannot attribute', () => {
+  it('names the likely causes: no request, or none with the API key in x-api-key (a 401 has no organization)', async () => {
+    const bearer: Drive = async (ctx) => ({ exitCode: (await post(ctx, 'bearer-1', { authorization: `Bearer ${ctx.apiKey}` })) === 401 ? 5 : 0 });
+    const report = await run(bearer, SCENARIOS.filter((s) => s.name === 'transfer-503-then-resolved'));
+    expect(report.scenarios[0]!.error).toBe(
+      "the client (exit code 5) sent no createTransfer request with the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5); nothing to judge. Likely it sent none, or a request without the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5) (e.g. the key sent as authorization: Bearer) is refused 401 before any organization is known, so no journal holds it",
+    );
   }, 60_000);
 });
 

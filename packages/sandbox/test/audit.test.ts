@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@payments/spec';
 import { classifyTransfer, createPaymentsClient, type PaymentsClient, type RetryOptions } from '@payments/client';
-import { auditJitter, auditJournal, auditRules, formatFindings, paymentIdentity, PROVIDER, type Finding, type JournalEntry } from '../src/audit/index.ts';
+import { auditJitter, auditJournal, auditRules, formatFindings, openEnd, paymentIdentity, PROVIDER, type AuditOptions, type Finding, type JournalEntry } from '../src/audit/index.ts';
 
 const rules = auditRules(loadSpec());
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -89,6 +89,8 @@ const scenarios: Scenario[] = [
 ];
 
 const sessionBody = { amount: '37.45', paymentMethod: 'pix' };
+/** A scenario's journal holds its one payment (as in client mode): requests under any key are that payment. */
+const onePayment = (scenario: Scenario): AuditOptions => ({ onePayment: { transfer: 'createTransfer', card: 'issueCard', checkout: 'createCheckoutSession' }[scenario.operation] });
 
 /**
  * Our client, default options, with a payer loop as the README's: classifyTransfer decides, a later round
@@ -157,7 +159,7 @@ describe('a correct client (ours, following classifyTransfer): zero findings in 
   it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
     const journal = await journalOf(correctPayer, scenario);
     expect(journal.length).toBeGreaterThan(0);
-    const findings = auditJournal(journal, rules);
+    const findings = auditJournal(journal, rules, onePayment(scenario));
     expect(findings, formatFindings(findings)).toEqual([]);
   });
 
@@ -172,7 +174,7 @@ describe('a correct client (ours, following classifyTransfer): zero findings in 
     const outage: Scenario = { name: 'long outage', operation: 'transfer', script: [temporary503, temporary503, temporary503, { status: 201, transferStatus: 'pending' }] };
     const journal = await journalOf((server) => correctPayer(server, outage, 1, { operations: { createTransfer: { maxAttempts: 2 } } }), outage);
     expect(journal.map((e) => e.status)).toEqual([503, 503, 503, 201]);
-    const findings = auditJournal(journal, rules);
+    const findings = auditJournal(journal, rules, onePayment(outage));
     expect(findings, formatFindings(findings)).toEqual([]);
   });
 });
@@ -199,7 +201,7 @@ describe('a careless client: every rule it breaks, named', () => {
 
   it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (name, scenario) => {
     const journal = await journalOf(carelessPayer, scenario);
-    const findings = auditJournal(journal, rules);
+    const findings = auditJournal(journal, rules, onePayment(scenario));
     expect(kinds(findings).sort(), formatFindings(findings)).toEqual([...expected[name]!].sort());
     for (const f of findings) {
       expect(f.evidence.length).toBeGreaterThan(0);
@@ -210,7 +212,7 @@ describe('a careless client: every rule it breaks, named', () => {
 
   it('cites the rule that was broken, with the evidence: a new key after a temporary 503', async () => {
     const journal = await journalOf(carelessPayer, scenarios[0]!);
-    const [newKey, tooSoon] = auditJournal(journal, rules);
+    const [newKey, tooSoon] = auditJournal(journal, rules, onePayment(scenarios[0]!));
     expect(newKey).toMatchObject({
       kind: 'new_key_after_unknown_outcome',
       rule: PROVIDER.neverNewKeyOn5xx,
@@ -224,9 +226,9 @@ describe('a careless client: every rule it breaks, named', () => {
   });
 
   it('names the edge and the dropped connection by their own rules', async () => {
-    const [edge] = auditJournal(await journalOf(carelessPayer, scenarios[2]!), rules);
+    const [edge] = auditJournal(await journalOf(carelessPayer, scenarios[2]!), rules, onePayment(scenarios[2]!));
     expect(edge!.rule).toEqual(PROVIDER.edgeIsATimeout);
-    const [dropped] = auditJournal(await journalOf(carelessPayer, scenarios[4]!), rules);
+    const [dropped] = auditJournal(await journalOf(carelessPayer, scenarios[4]!), rules, onePayment(scenarios[4]!));
     expect(dropped!.rule).toEqual(PROVIDER.sameKeyAfterTimeout);
     expect(dropped!.evidence[0]).toMatchObject({ answered: false, fault: 'drop_after_commit' });
   });
@@ -282,6 +284,7 @@ describe('the other kinds, on hand-written journals', () => {
     const loop = auditJournal(
       [entry(0, 'createTransfer', 'a', { recipientId: 'rcp_1', amount: '10.00' }, rejected), entry(3_000, 'createTransfer', 'b', { recipientId: 'rcp_1', amount: '10.00' }, rejected)],
       rules,
+      { onePayment: 'createTransfer' },
     );
     expect(kinds(loop)).toEqual(['retried_definite_answer']);
     expect(loop[0]!.rule).toMatchObject(PROVIDER.refusals);
@@ -306,23 +309,79 @@ describe('the other kinds, on hand-written journals', () => {
         entry(96_000, 'createCheckoutSession', 'cart-1:session', { paymentMethod: 'pix', amount: '37.45' }), // the same identity
       ],
       rules,
+      { onePayment: 'createTransfer' },
     );
     expect(findings, formatFindings(findings)).toEqual([]);
   });
 
-  it('a new key after a 201 pending or completed is a duplicate payment; after a 201 failed or cancelled it is right (section 3)', () => {
+  it('one payment, a new key after the 201 pending or completed that resolved a 503 is a duplicate payment; after a 201 failed or cancelled it is right (section 3)', () => {
     const body = { recipientId: 'rcp_1', amount: '10.00' };
-    const after = (resourceStatus: string) => auditJournal([entry(0, 'createTransfer', 'a', body, { resourceStatus }), entry(5_000, 'createTransfer', 'b', body, { resourceStatus: 'pending' })], rules);
+    const after = (resourceStatus: string, options: AuditOptions = { onePayment: 'createTransfer' }) =>
+      auditJournal(
+        [entry(0, 'createTransfer', 'a', body, temporary503Entry()), entry(61_000, 'createTransfer', 'a', body, { resourceStatus }), entry(65_000, 'createTransfer', 'b', body, { resourceStatus: 'pending' })],
+        rules,
+        options,
+      );
     for (const status of ['pending', 'completed']) {
       const [finding, ...rest] = after(status);
       expect(rest).toEqual([]);
       expect(finding).toMatchObject({ kind: 'duplicate_payment', rule: PROVIDER.resolvedKeepKey, severity: 'failure', basis: 'document' });
-      expect(finding!.evidence.map((e) => [e.idempotencyKey, e.status, e.resourceStatus])).toEqual([['a', 201, status], ['b', 201, 'pending']]);
+      expect(finding!.evidence.map((e) => [e.idempotencyKey, e.status, e.resourceStatus])).toEqual([['a', 503, null], ['a', 201, status], ['b', 201, 'pending']]);
       expect(finding!.shouldHave).toContain('Keep the original key "a"');
+      // Without knowing the journal holds one payment, key "b" is another payment: the document never says otherwise.
+      expect(after(status, {})).toEqual([]);
     }
     for (const status of ['failed', 'cancelled']) expect(after(status)).toEqual([]);
     // Not a transfer: the document has no outcome table for cards; the client mode judges the scenario's one card.
-    expect(auditJournal([entry(0, 'issueCard', 'a', {}), entry(5_000, 'issueCard', 'b', {})], rules)).toEqual([]);
+    expect(auditJournal([entry(0, 'issueCard', 'a', {}), entry(5_000, 'issueCard', 'b', {})], rules, { onePayment: 'issueCard' })).toEqual([]);
+  });
+
+  // QA: two invoices of one amount to one recipient were a `duplicate_payment` on the document's authority,
+  // and a second invoice sent after the first one's 503 a new key and a too-short wait. The document never
+  // says that one amount and recipient are one payment: under two keys they are two.
+  it('two invoices of one amount to one recipient, under two keys, are two payments: no finding', () => {
+    const body = { recipientId: 'rcp_1', amount: '10.00' };
+    const noFaults = [entry(0, 'createTransfer', 'invoice-1001', body, { resourceStatus: 'pending' }), entry(1_000, 'createTransfer', 'invoice-1002', body, { resourceStatus: 'pending' })];
+    expect(auditJournal(noFaults, rules), formatFindings(auditJournal(noFaults, rules))).toEqual([]);
+    const afterA503 = [
+      entry(0, 'createTransfer', 'invoice-2001', body, temporary503Entry()),
+      entry(1_000, 'createTransfer', 'invoice-2002', body, { resourceStatus: 'pending' }),
+      entry(71_000, 'createTransfer', 'invoice-2001', body, { resourceStatus: 'pending' }),
+    ];
+    expect(auditJournal(afterA503, rules), formatFindings(auditJournal(afterA503, rules))).toEqual([]);
+    // A 201 that resolved no 503 has no rule of the document behind it, even in a one-payment journal (the
+    // client mode reports the second transfer as the scenario's expectation).
+    expect(auditJournal(noFaults, rules, { onePayment: 'createTransfer' })).toEqual([]);
+  });
+
+  // QA: after a 503 the same payment re-sent under a NEW key with 150.01 for 150.00 was no finding (another
+  // identity, so "another payment"). In a journal of one payment it is rule 8's switch.
+  it('one payment: a new key with another amount after a 503 is the switch rule 8 forbids', () => {
+    const findings = auditJournal(
+      [
+        entry(0, 'createTransfer', 'qa-1', { recipientId: 'rcp_1', amount: '150.00' }, temporary503Entry()),
+        entry(65_000, 'createTransfer', 'qa-2', { recipientId: 'rcp_1', amount: '150.01' }, { resourceStatus: 'pending' }),
+      ],
+      rules,
+      { onePayment: 'createTransfer' },
+    );
+    expect(findings.map((f) => [f.kind, f.basis]), formatFindings(findings)).toEqual([['new_key_after_unknown_outcome', 'document']]);
+    expect(findings[0]!.rule).toEqual(PROVIDER.neverNewKeyOn5xx);
+    expect(findings[0]!.detail).toContain('another amount or recipient');
+  });
+
+  it('openEnd: the answer a journal leaves its payment open at, with the words for the retry it asks', () => {
+    const body = { recipientId: 'rcp_1', amount: '10.00' };
+    const endsWith = (answer: Partial<JournalEntry>, operationId = 'createTransfer') =>
+      openEnd([entry(0, operationId, 'k', operationId === 'createTransfer' ? body : {}, { resourceStatus: 'pending' }), entry(1_000, operationId, 'k', operationId === 'createTransfer' ? body : {}, answer)], operationId, rules)?.rule;
+    expect(endsWith(temporary503Entry())).toEqual(PROVIDER.waitAfter503);
+    expect(endsWith({ status: 502, fault: 'edge_502' })).toEqual(PROVIDER.edgeIsATimeout);
+    expect(endsWith({ status: null, answered: false, fault: 'drop_after_commit' })).toEqual(PROVIDER.sameKeyAfterTimeout);
+    expect(endsWith({ status: 503, code: 'provider_rate_limited', retryAfterSeconds: 5 }, 'issueCard')).toEqual(PROVIDER.waitRetryAfter);
+    // Answers that end the payment: stopping there is right.
+    for (const answer of [{}, { status: 409, code: 'banking_transfer_attempt_pending_review' }, { status: 422, code: 'pix_payout_rejected' }]) expect(endsWith(answer)).toBeUndefined();
+    expect(endsWith({ status: 503, code: 'checkout_pix_not_available' }, 'createCheckoutSession')).toBeUndefined();
+    expect(openEnd([], 'createTransfer', rules)).toBeUndefined();
   });
 
   it('a schema finding only on an x-assumed bound is a warning naming it; the documented checkout bound stays a failure', () => {

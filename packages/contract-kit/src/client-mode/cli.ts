@@ -25,7 +25,7 @@ For each scenario the kit provisions an organization (every product on, funded),
   PAYMENTS_RECIPIENT_ID                    transfer scenarios
   with --test-clock also PAYMENTS_ORGANIZATION_ID, SANDBOX_URL, SANDBOX_ADMIN_TOKEN: the client's sleep may
   advance the organization's clock instead (POST $SANDBOX_URL/admin/organizations/$PAYMENTS_ORGANIZATION_ID/clock/advance
-  {"milliseconds": N}), so a 60-second wait takes milliseconds
+  {"milliseconds": N}, header authorization: Bearer $SANDBOX_ADMIN_TOKEN), so a 60-second wait takes milliseconds
 then audits the organization's traffic journal: every finding names the rule (section and words of the
 provider's document), the requests as evidence and what the client should have done.
 
@@ -40,7 +40,7 @@ Options:
                       about a minute per 503 scenario
   --repeat N          run each scenario N times (default 1); with 2 or more, identical increased delays in
                       every run are reported (no jitter: "increase the delay with jitter", section 3)
-  --timeout-ms N      stop a command after N ms per scenario (default 600000)
+  --timeout-ms N      stop a command after N ms per scenario (default 600000): a failure (client_timed_out)
   --json FILE         write the JSON report
   --junit FILE        write a JUnit XML report (a testcase per scenario, a failure per finding)
   -h, --help          this help
@@ -121,7 +121,10 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
-  const sandbox = options.baseUrl ? undefined : await startSandbox({});
+  // Our own sandbox's request log counts its 401s: a request without the scenario's key in x-api-key has no
+  // organization, so no journal shows it (another sandbox's log is not ours to read).
+  let refused401 = 0;
+  const sandbox = options.baseUrl ? undefined : await startSandbox({ logger: (line) => void (line.status === 401 && !line.path.startsWith('/admin/') && refused401++) });
   if (sandbox) process.stderr.write(`contract-kit client: started a sandbox at ${sandbox.url} (in memory)\n`);
   try {
     // A sandbox of our own is provisioned with its own token (a $SANDBOX_ADMIN_TOKEN of another one is not used).
@@ -132,6 +135,7 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
       testClock: options.testClock,
       repeat: options.repeat,
       drive: commandDrive(options.command, { adminToken: access.adminToken, testClock: options.testClock, timeoutMs: options.timeoutMs }),
+      ...(sandbox ? { refused401: () => refused401 } : {}),
       progress: stderrClientProgress(),
     });
     process.stdout.write(renderClientSummary(report));

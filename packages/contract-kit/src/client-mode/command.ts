@@ -23,10 +23,12 @@ export function commandDrive(argv: readonly string[], options: { adminToken: str
       const [file, ...args] = argv;
       const child = spawn(file!, args, { env: { ...process.env, ...commandEnvironment(context, options) }, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
+      let stopped = false; // by us, at the timeout: the client did not end by itself, whatever its exit
       const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4096));
       child.stdout.on('data', keep);
       child.stderr.on('data', keep);
       const timer = setTimeout(() => {
+        stopped = true;
         output += `\n[contract-kit] stopped after ${options.timeoutMs} ms`;
         child.kill('SIGKILL');
       }, options.timeoutMs);
@@ -36,7 +38,7 @@ export function commandDrive(argv: readonly string[], options: { adminToken: str
       });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
-        resolve({ exitCode: code ?? (signal ? 128 : 1), output });
+        resolve({ exitCode: code ?? (signal ? 128 : 1), output, ...(stopped ? { stoppedAfterMs: options.timeoutMs } : {}) });
       });
     });
 }

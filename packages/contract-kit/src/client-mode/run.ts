@@ -18,8 +18,17 @@ export interface ScenarioContext extends Provisioned {
   now(): number;
 }
 
-/** Runs the client for one scenario; the exit code (or 0) and any output worth reporting. */
-export type Drive = (context: ScenarioContext) => Promise<{ exitCode: number; output?: string }>;
+/** How the client's run for one scenario ended. */
+export interface Driven {
+  exitCode: number;
+  /** Its output worth reporting. */
+  output?: string;
+  /** Set when it did not end by itself: it was stopped after this many ms (the CLI's --timeout-ms). */
+  stoppedAfterMs?: number;
+}
+
+/** Runs the client for one scenario. */
+export type Drive = (context: ScenarioContext) => Promise<Driven>;
 
 export interface ScenarioResult {
   name: string;
@@ -61,6 +70,11 @@ export interface ClientRunOptions extends SandboxAccess {
   progress?: ClientProgress;
   /** Runs per scenario (default 1). */
   repeat?: number;
+  /**
+   * With a sandbox of the kit's own (only the kit and the client talk to it): how many public API requests
+   * it has refused 401 so far. Such a request has no organization, so no journal holds it.
+   */
+  refused401?: () => number;
 }
 
 export async function runClientMode(options: ClientRunOptions): Promise<ClientReport> {
@@ -114,9 +128,13 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
       : (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     now: options.testClock ? () => virtualNow : () => Date.now(),
   };
-  const driven = await options.drive(context).catch((err: unknown) => ({ exitCode: 1, output: `the client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` }));
+  const refusedBefore = options.refused401?.();
+  const driven: Driven = await options.drive(context).catch((err: unknown) => ({ exitCode: 1, output: `the client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` }));
+  const refused = refusedBefore === undefined ? undefined : options.refused401!() - refusedBefore;
   const { entries } = await readJournal(options, provisioned.organizationId);
-  const findings = [...auditJournal(entries, rules), ...scenarioExpectations(scenario, entries, rules)];
+  // The scenario asks for one payment: every request of its operation is that payment, whatever its key or body.
+  const judged = auditJournal(entries, rules, { onePayment: scenario.operation });
+  const findings = [...judged, ...scenarioExpectations(scenario, entries, rules, driven, judged)];
   // A client that never tried the payment broke no rule, but proved nothing either.
   const tried = entries.some((e) => e.operationId === scenario.operation);
   const result: ScenarioResult = {
@@ -124,10 +142,24 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
     organizationId: provisioned.organizationId,
     requests: entries.length,
     findings,
-    error: tried ? undefined : `the client sent no ${scenario.operation} request (exit code ${driven.exitCode}); nothing to judge`,
+    error: tried ? undefined : nothingToJudge(scenario, driven, refused),
     exitCode: driven.exitCode,
     output: driven.output,
     durationMs: performance.now() - started,
   };
   return { result, entries };
+}
+
+/**
+ * Why a scenario has nothing to judge. A request without the scenario's key in `x-api-key` (none, another
+ * header such as `authorization: Bearer`) is refused 401 before any organization is known: no journal holds
+ * it. With the kit's own sandbox the 401s of the client's run say whether that happened; else the likely causes.
+ */
+function nothingToJudge(scenario: Scenario, driven: Driven, refused: number | undefined): string {
+  const none = `the client (exit code ${driven.exitCode}) sent no ${scenario.operation} request`;
+  const header = "the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5)";
+  const unattributed = `a request without ${header} (e.g. the key sent as authorization: Bearer) is refused 401 before any organization is known, so no journal holds it`;
+  if (refused === undefined) return `${none} with ${header}; nothing to judge. Likely it sent none, or ${unattributed}`;
+  if (refused === 0) return `${none}, and the sandbox refused none 401 during its run (not a missing or misplaced API key); nothing to judge`;
+  return `${none} the sandbox could attribute: it refused ${refused} request${refused === 1 ? '' : 's'} 401 during the client's run; ${unattributed}; nothing to judge`;
 }

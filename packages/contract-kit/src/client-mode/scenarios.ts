@@ -25,6 +25,12 @@ export interface Scenario {
   organization?: Record<string, unknown>;
   /** What a client that follows the provider's rules does here. */
   expected: string;
+  /**
+   * The answer the scenario holds for a retry with the same key: a client that stops while its payment is
+   * open (an unknown outcome, a wait to sit out) never asked for it. None where stopping is right (pending
+   * review: "Contact support"; PIX not set up: a definite answer).
+   */
+  retryAnswer?: string;
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -34,6 +40,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createTransfer',
     faults: [{ operationId: 'createTransfer', kind: 'unavailable', count: 1, resolution: 'completed' }],
     expected: 'waits at least 60 s, retries with the same key, gets the 201',
+    retryAnswer: 'the 201 (transfer completed), answered to a retry with the same key at least 60 s after the 503',
   },
   {
     name: 'transfer-three-503s',
@@ -41,6 +48,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createTransfer',
     faults: [{ operationId: 'createTransfer', kind: 'unavailable', count: 3 }],
     expected: 'same key each time, at least 60 s first, then longer waits with jitter',
+    retryAnswer: 'the 201, answered to the fourth try with the same key after the three 503s',
   },
   {
     name: 'transfer-edge-502-after-commit',
@@ -48,6 +56,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createTransfer',
     faults: [{ operationId: 'createTransfer', kind: 'edge_502', count: 1, commit: true }],
     expected: 'retries with the same key and gets the original transfer replayed',
+    retryAnswer: 'the committed transfer (201), replayed to a retry with the same key',
   },
   {
     name: 'transfer-504-before-processing',
@@ -55,6 +64,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createTransfer',
     faults: [{ operationId: 'createTransfer', kind: 'edge_504', count: 1, commit: false }],
     expected: 'retries with the same key (the outcome was unknown to it)',
+    retryAnswer: 'the 201, answered to a retry with the same key (the first attempt was never processed)',
   },
   {
     name: 'transfer-dropped-after-commit',
@@ -62,6 +72,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'createTransfer',
     faults: [{ operationId: 'createTransfer', kind: 'drop_after_commit', count: 1 }],
     expected: 'retries with the same key and gets the original transfer replayed',
+    retryAnswer: 'the committed transfer (201), replayed to a retry with the same key',
   },
   {
     name: 'transfer-pending-review',
@@ -76,6 +87,7 @@ export const SCENARIOS: readonly Scenario[] = [
     operation: 'issueCard',
     faults: [{ operationId: 'issueCard', kind: 'provider_rate_limited', count: 1, retryAfterSeconds: 5 }],
     expected: 'waits the Retry-After, then repeats the request with the same key',
+    retryAnswer: 'the card (201), answered to the same request with the same key after the 5 s of Retry-After',
   },
   {
     name: 'checkout-pix-not-set-up',

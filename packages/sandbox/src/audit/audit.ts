@@ -2,10 +2,12 @@
 // client broke out, each with the rule (section and words), the requests as evidence and what the client
 // should have done. A pure function: no clock, no store, no I/O.
 //
-// Two requests are "the same payment" when their identities are equal (journal.ts): a new key for the
-// same payment is judged against what the previous key's last answer said. Known limit, by design of the
-// identity: two genuinely different payments with equal identities (the same amount to the same recipient)
-// sent while the first one's outcome is unknown look like one payment under two keys.
+// Which requests are "the same payment": those under one key (the document's own model: the client derives
+// the key from its stable id for the operation, and a new request takes a new key). The document never says
+// that two keys with the same amount and recipient are one payment (two invoices of one amount are two), so
+// requests under different keys are judged as one payment only when the caller knows the journal holds one
+// payment of an operation (`onePayment`: a client-mode scenario asks for exactly one): then a new key for it
+// is judged against what the previous key's last answer said, whatever its amount or recipient.
 import type { ValidateFunction } from 'ajv';
 import type { JournalEntry } from './journal.ts';
 import { definite5xxWords, PROVIDER, type AuditRules, type OperationRules, type ProviderRule } from './rules.ts';
@@ -23,8 +25,12 @@ export type FindingKind =
   | 'retry_before_retry_after'
   /** A new key for a transfer whose earlier attempt was answered 201 pending/completed: a duplicate payment. */
   | 'duplicate_payment'
-  /** A second resource of the scenario's one payment (a card, a product, a session) under a new key: the scenario's expectation. */
+  /** A second resource of the scenario's one payment under a new key, where the document has no rule for it: the scenario's expectation. */
   | 'second_resource'
+  /** The client stopped while its payment was still open (an unknown outcome, a wait to sit out) and the scenario held the answer: the scenario's expectation. */
+  | 'stopped_before_resolution'
+  /** The client did not end by itself: the kit stopped it at its time limit. */
+  | 'client_timed_out'
   /** A new key for a payment whose attempt is pending review. */
   | 'new_key_while_pending_review'
   /** One key sent with two different payment identities. */
@@ -95,6 +101,10 @@ export function outcomeOf(entry: JournalEntry, op: OperationRules, rules: AuditR
   return known?.retryable ? { kind: 'rate_limited' } : { kind: 'refused', code: code ?? `http_${status}` };
 }
 
+/** The operation's temporary failure (x-retry: the transfer's 503 without a transfer object): wait its minimum, retry with the same key. */
+export const isTemporary = (e: JournalEntry, op: OperationRules, rules: AuditRules): boolean =>
+  op.temporary !== undefined && e.answered && e.status === op.temporary.status && outcomeOf(e, op, rules).kind === 'unknown';
+
 export const evidence = (e: JournalEntry): Evidence => ({
   at: new Date(e.at).toISOString(),
   operationId: e.operationId,
@@ -119,6 +129,13 @@ interface PaymentState {
 interface KeyState {
   first: JournalEntry;
   last: JournalEntry;
+  /** An answer under this key was the temporary 503: what its 201 says is the outcome table's (section 3). */
+  metTemporary: boolean;
+}
+
+export interface AuditOptions {
+  /** The operationId of the ONE payment the journal holds (a client-mode scenario): its requests are that payment under any key. */
+  onePayment?: string;
 }
 
 /** A finding as the checks write it: a rule of the document (a failure) unless it says otherwise. */
@@ -130,7 +147,7 @@ export const stamp = (f: NewFinding): Finding => {
   return { ...f, basis, severity: f.severity ?? (basis === 'assumed' ? 'warning' : 'failure') };
 };
 
-export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules): Finding[] {
+export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules, options: AuditOptions = {}): Finding[] {
   const findings: { at: number; finding: Finding }[] = [];
   const report: Report = (at, finding) => findings.push({ at, finding: stamp(finding) });
   const keys = new Map<string, KeyState>();
@@ -153,7 +170,7 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
     }
     // A request without a key is a key of its own: nothing can ever be replayed to it.
     const keyId = `${e.operationId}\n${e.idempotencyKey ?? `(none #${index})`}`;
-    const paymentId = `${e.operationId}\n${e.identity}`;
+    const paymentId = e.operationId === options.onePayment ? e.operationId : keyId;
     const key = keys.get(keyId);
     const payment = payments.get(paymentId);
 
@@ -165,8 +182,10 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
       trackRefusals(refusals, paymentId, e, op, rules);
     }
 
-    if (key) key.last = e;
-    else keys.set(keyId, { first: e, last: e });
+    const state = key ?? { first: e, last: e, metTemporary: false };
+    state.last = e;
+    state.metTemporary ||= isTemporary(e, op, rules);
+    if (!key) keys.set(keyId, state);
     if (!key || key.first.identity === e.identity) {
       if (payment) {
         payment.last = e;
@@ -259,7 +278,7 @@ function keyReused(first: JournalEntry, e: JournalEntry): NewFinding {
 function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: Report): void {
   const prev = payment.last;
   const waited = e.at - prev.at;
-  const temporary = op.temporary && prev.answered && prev.status === op.temporary.status && outcomeOf(prev, op, rules).kind === 'unknown';
+  const temporary = isTemporary(prev, op, rules);
   if (temporary && waited < op.temporary!.minDelayMs) {
     report(e.at, {
       kind: 'retry_before_minimum_delay',
@@ -307,24 +326,29 @@ function endRun(payment: PaymentState, op: OperationRules, report: Report): void
   payment.run = { entries: [], waits: [] };
 }
 
-/** A new key for a payment: only after a definite answer under the previous key. */
+/**
+ * A new key for the one payment (`onePayment`): only after a definite answer under the previous key. A
+ * changed amount or recipient does not make it another payment: the journal holds one.
+ */
 function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules, rules: AuditRules, report: Report): void {
   const prev = previousKey.last;
   const outcome = outcomeOf(prev, op, rules);
   const oldKey = JSON.stringify(prev.idempotencyKey);
   const shown = prev === previousKey.first ? [evidence(prev), evidence(e)] : [evidence(previousKey.first), evidence(prev), evidence(e)];
+  const changed = e.identity === prev.identity ? '' : ' (sent with another amount or recipient: still the one payment)';
   if (outcome.kind === 'unknown') {
     const rule = outcome.cause === 'edge' ? PROVIDER.edgeIsATimeout : outcome.cause === 'no answer' ? PROVIDER.sameKeyAfterTimeout : PROVIDER.neverNewKeyOn5xx;
     report(e.at, {
       kind: 'new_key_after_unknown_outcome',
       rule,
-      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment${changed} after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
       evidence: shown,
-      shouldHave: `Retry with the same key ${oldKey} until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
+      shouldHave: `Retry with the same key ${oldKey} and the same request until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
     });
-  } else if (outcome.kind === 'resolved' && op.codes.has(rules.pendingReviewCode)) {
-    // The operation the outcome table is about (it answers pending review): a 201 pending/completed resolved
-    // the attempt, so a new key for the same payment pays it twice.
+  } else if (outcome.kind === 'resolved' && previousKey.metTemporary && op.codes.has(rules.pendingReviewCode)) {
+    // The outcome table (section 3) is about the retries after a temporary 503: its 201 pending/completed
+    // resolved the attempt, so a new key for the same payment pays it twice. After a 201 that met no 503
+    // the document has no rule: a second transfer is the scenario's expectation (the client mode's).
     report(e.at, {
       kind: 'duplicate_payment',
       rule: PROVIDER.resolvedKeepKey,
@@ -341,6 +365,31 @@ function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules,
       shouldHave: `Ask again later with the same key ${oldKey}; contact support (quoting the requestId) if it does not resolve. Never a new key.`,
     });
   }
+}
+
+/**
+ * Where a journal leaves its payment of `operationId` open: its last request, when that answer leaves the
+ * outcome unknown or asks for a wait (a retry with the same key is due), with the document's words for
+ * that retry. Undefined when the last answer ends the payment (a 2xx, a refusal, pending review: stopping
+ * there is right), or when there is no such request.
+ */
+export function openEnd(entries: readonly JournalEntry[], operationId: string, rules: AuditRules): { entry: JournalEntry; answer: string; rule: ProviderRule } | undefined {
+  const op = rules.operations.get(operationId);
+  const last = entries.filter((e) => e.operationId === operationId).sort((a, b) => a.at - b.at).at(-1);
+  if (!op || !last) return undefined;
+  const rule = retryWords(last, outcomeOf(last, op, rules), op, rules);
+  return rule && { entry: last, answer: answerOf(last), rule };
+}
+
+/** The document's words for the retry an answer asks for; undefined when it ends the payment. */
+function retryWords(e: JournalEntry, outcome: Outcome, op: OperationRules, rules: AuditRules): ProviderRule | undefined {
+  if (outcome.kind === 'rate_limited') return PROVIDER.rateLimit;
+  if (outcome.kind !== 'unknown') return undefined;
+  if (outcome.cause === 'edge') return PROVIDER.edgeIsATimeout;
+  if (outcome.cause === 'no answer') return PROVIDER.sameKeyAfterTimeout;
+  const code = e.code === null ? undefined : op.codes.get(e.code);
+  if (code?.retryable && !code.assumed && e.retryAfterSeconds !== null) return PROVIDER.waitRetryAfter;
+  return isTemporary(e, op, rules) ? PROVIDER.waitAfter503 : PROVIDER.neverNewKeyOn5xx;
 }
 
 /** Refusals of a payment followed by the same refusal of the same payment: a retry loop on a definite answer. */

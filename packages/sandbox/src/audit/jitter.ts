@@ -2,7 +2,7 @@
 // document asks that the delays after a continuing temporary 503 "increase with jitter" (section 7, rule 7;
 // section 3: "Keep the same key, increase the delay with jitter, retry later."); a client whose waits after
 // the second and later 503s are the same, to the millisecond, in every run has none. Pure, like auditJournal.
-import { evidence, outcomeOf, seconds, stamp, type Finding } from './audit.ts';
+import { evidence, isTemporary, seconds, stamp, type Finding } from './audit.ts';
 import type { JournalEntry } from './journal.ts';
 import { PROVIDER, type AuditRules } from './rules.ts';
 
@@ -13,8 +13,7 @@ export function increasedDelays(entries: readonly JournalEntry[], rules: AuditRu
   const last = new Map<string, { entry: JournalEntry; streak: number }>(); // by operation and key
   for (const e of ordered) {
     const op = rules.operations.get(e.operationId);
-    const temporary = op?.temporary;
-    if (!op || !temporary || e.idempotencyKey === null) continue;
+    if (!op?.temporary || e.idempotencyKey === null) continue;
     const id = `${e.operationId}\n${e.idempotencyKey}`;
     const prev = last.get(id);
     // A wait after the 2nd, 3rd… temporary answer in a row: one the document says increases with jitter.
@@ -25,8 +24,7 @@ export function increasedDelays(entries: readonly JournalEntry[], rules: AuditRu
       run.entries.push(e);
       out.set(e.operationId, run);
     }
-    const isTemporary = e.status === temporary.status && outcomeOf(e, op, rules).kind === 'unknown';
-    last.set(id, { entry: e, streak: isTemporary ? (prev?.streak ?? 0) + 1 : 0 });
+    last.set(id, { entry: e, streak: isTemporary(e, op, rules) ? (prev?.streak ?? 0) + 1 : 0 });
   }
   return [...out.values()];
 }

@@ -136,6 +136,10 @@ export const PROVIDER = {
     section: '4. Endpoints, further rule 3',
     words: 'Checkout session request identity consists of the normalized `amount`, `discountPercent` and the selected payment method. Changing any of them requires a new key.',
   },
+  rateLimit: {
+    section: '8. Limits',
+    words: 'clients back off and retry after a short delay',
+  },
   refusals: {
     section: '7. Errors',
     words: '`4xx` request rejected',
