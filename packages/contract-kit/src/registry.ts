@@ -8,7 +8,7 @@ import type { KitContext } from './context.ts';
 import { mutationKinds } from './mutate.ts';
 import { AUTH_PROBES, authProbe } from './probes/auth.ts';
 import { revokedKeyProbe } from './probes/revoked.ts';
-import { CONFLICT_CODE, conflictProbe, identityOf, replayProbe } from './probes/stateful.ts';
+import { CONFLICT_CODE, conflictProbe, identityOf, replayProbe, uniquenessCodes, uniqueFieldsProbe } from './probes/stateful.ts';
 import { invalidRequestsCheck, propertySeed, validRequestsCheck } from './properties.ts';
 import type { OperationModel } from './spec-model.ts';
 import type { CheckResult, RunOptions } from './types.ts';
@@ -101,6 +101,14 @@ export const CHECKS: CheckDefinition[] = [
     run: (ctx, op) => replayProbe(ctx, op),
   },
   {
+    id: 'unique-fields',
+    title: "a new key repeating a unique field of an existing resource gets that field's 409 code",
+    corresponds: 'provider sections 2 and 7 (recipient_nickname_already_exists among active external recipients, recipient_already_exists for a PIX key)',
+    needs: ['stateful'],
+    appliesTo: (op) => uniquenessCodes(op).length > 0,
+    run: (ctx, op) => uniqueFieldsProbe(ctx, op),
+  },
+  {
     id: 'idempotency-conflict',
     title: `the same key with another part of the payment's identity: ${CONFLICT_CODE} (transfers) or the original response (checkout sessions)`,
     corresponds: 'provider section 7, Idempotency rule 4 (transfers: recipient, amount); section 4, further rule 3 (sessions: amount, discountPercent, payment method)',
@@ -150,10 +158,10 @@ export const CHECKS: CheckDefinition[] = [
   },
   {
     id: 'organization-states',
-    title: 'each documented organization state gets its documented answer (403 per product, card terms, checkout PIX, wallet recipients, duplicates)',
-    corresponds: 'provider section 5 rule 6 (403 with the product code), section 7 (authorized_user_terms_required, checkout_pix_not_available, wallet_transfers_not_enabled, wallet_recipient_required, recipient_already_exists / recipient_nickname_already_exists)',
+    title: 'each documented organization state gets its documented answer (403 per product, card terms, checkout PIX, wallet recipients, an inactive recipient)',
+    corresponds: 'provider section 5 rule 6 (403 with the product code), section 7 (authorized_user_terms_required, checkout_pix_not_available, wallet_transfers_not_enabled, wallet_recipient_required), section 4 further rule 2 (recipient_not_found)',
     needs: ['stateful', 'admin'],
-    appliesTo: (op, ctx) => orgStatesApply(ctx, op) || [...(op.codes.get(409) ?? [])].some((c) => c.endsWith('_already_exists')),
+    appliesTo: (op, ctx) => orgStatesApply(ctx, op),
     run: (ctx, op, env) => orgStatesCheck(ctx, op, env.seed(op, 'organization-states')),
   },
   {

@@ -7,7 +7,7 @@ export interface Finding {
   severity: Severity;
   /** What kind of rule: `status`, `content-type`, `body-schema`, `edge-body`, `header`, `valid-rejected`,
    *  `invalid-accepted`, `invalid-error-body`, `server-error`, `auth`, `replay`, `conflict`, `concurrent-key`,
-   *  `link`, `read-back`, `isolation`, `cors`, `provider-state`, `rate-limit`, `no-response`, `skipped`,
+   *  `link`, `read-back`, `isolation`, `cors`, `provider-state`, `unique`, `rate-limit`, `no-response`, `skipped`,
    *  `not-applicable`, `inconclusive` (a documented 503 or the edge's 502/504: the outcome was not checked; a
    *  failure under --strict-503), `rate-limited` (a 429 the run ran into), `prism`, `error-code` (a code at
    *  another status than the catalog's, or not the broken constraint's), `generator`, `kit-error`. */

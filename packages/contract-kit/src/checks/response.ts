@@ -18,6 +18,12 @@ export interface StatusHint {
 
 export const label = (op: OperationModel, response: HttpResponse): string => `${op.method} ${op.path} → ${response.status}`;
 
+/** The label with the answer's error code, if it has one: a message says what came back, not only its status. */
+export const answered = (op: OperationModel, response: HttpResponse): string => {
+  const code = errorCodeOf(response);
+  return code === undefined ? label(op, response) : `${label(op, response)} ${code}`;
+};
+
 /** A problem+json 4xx answered by Prism itself (a request it rejected where the spec has no response for it). */
 export const isPrismProblem = (ctx: KitContext, response: HttpResponse): boolean =>
   ctx.caps.ownProblemJson && response.status >= 400 && response.status < 500 && essence(contentTypeOf(response)) === 'application/problem+json';

@@ -32,7 +32,7 @@ export const AUTH_PROBES: AuthProbe[] = [
   {
     slug: 'auth-unknown-key',
     name: 'refuses a well-formed unknown key',
-    headers: (ctx) => ({ [ctx.api.apiKeyHeader]: unknownKeyLike(ctx.apiKey) }),
+    headers: (ctx) => ({ [ctx.api.apiKeyHeader]: unknownLike(ctx.apiKey) }),
     needsKeyLookup: true,
   },
   {
@@ -43,8 +43,9 @@ export const AUTH_PROBES: AuthProbe[] = [
   },
 ];
 
-/** The given key with its random part replaced by fresh characters of the same kind and length. */
-export function unknownKeyLike(key: string): string {
+/** The given key (or a resource id) with its random part replaced by fresh characters of the same kind and
+ *  length: well-formed as the server makes them, and never issued by it. */
+export function unknownLike(key: string): string {
   const prefix = /^(.*_)/.exec(key)?.[1] ?? '';
   const rest = key.slice(prefix.length) || 'x'.repeat(32);
   for (;;) {

@@ -3,18 +3,20 @@
 // recipient just created is not `recipient_not_found`), and a resource read back through a link must be the
 // one created: the same id, the same fields (Schemathesis' `ensure_resource_availability`). A field whose
 // schema is an enum of states may have moved on (a transfer goes from pending to completed): a difference
-// there is a warning.
+// there is a warning. And the same link with a resource the kit never created gets the target's documented 404
+// (a lookup of an unknown transfer id, a transfer to an unknown recipient), not a made-up resource.
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from '../check-result.ts';
 import { inconclusive } from '../checks/expectations.ts';
-import { label, snippet } from '../checks/response.ts';
+import { answered, label, snippet } from '../checks/response.ts';
 import { curlOf, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
 import { parseJson, type Exchange, type HttpRequest } from '../http.ts';
 import { locate, type LinkModel, type OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
-import { describe, sendUntilDefinite, successBody } from './stateful.ts';
+import { unknownLike } from './auth.ts';
+import { answers, describe, sendUntilDefinite, successBody, unusable } from './stateful.ts';
 
 /** The links of an operation's success responses. */
 export const linksOf = (op: OperationModel): LinkModel[] => op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.links);
@@ -29,10 +31,13 @@ export interface Step {
   body: JsonObject | undefined;
 }
 
-/** Evaluates `$response.body#/pointer` (and literals) against a JSON body. */
-export function evaluate(expression: Json, body: Json | undefined): Json | undefined {
+/** A link's values as the source response has them. */
+const asIs = (value: Json): Json => value;
+
+/** Evaluates `$response.body#/pointer` (and literals) against a JSON body; `pass` maps each value read from it. */
+export function evaluate(expression: Json, body: Json | undefined, pass: (value: Json) => Json = asIs): Json | undefined {
   if (typeof expression !== 'string' || !expression.startsWith('$response.body')) {
-    if (isObject(expression)) return Object.fromEntries(Object.entries(expression).map(([k, v]) => [k, evaluate(v, body) ?? null]));
+    if (isObject(expression)) return Object.fromEntries(Object.entries(expression).map(([k, v]) => [k, evaluate(v, body, pass) ?? null]));
     return expression;
   }
   const pointer = expression.slice('$response.body'.length).replace(/^#/, '');
@@ -41,7 +46,7 @@ export function evaluate(expression: Json, body: Json | undefined): Json | undef
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     value = isObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined;
   }
-  return value;
+  return value === undefined ? undefined : pass(value);
 }
 
 /** Creates the operation's resource from a request that should succeed; a non-2xx is a SetupError. */
@@ -52,19 +57,19 @@ export async function createStep(ctx: KitContext, op: OperationModel, check: Che
 }
 
 /** The request a link makes from a source response: its parameters in the path, its body over a valid one. */
-export async function linkedRequest(ctx: KitContext, link: LinkModel, source: JsonObject, check: CheckRecorder): Promise<{ op: OperationModel; request: HttpRequest }> {
+export async function linkedRequest(ctx: KitContext, link: LinkModel, source: JsonObject, check: CheckRecorder, pass = asIs): Promise<{ op: OperationModel; request: HttpRequest }> {
   const op = ctx.api.byId.get(link.operationId);
   if (!op) throw new SetupError(`link ${link.name} names ${link.operationId}, which the spec does not have`);
   let body: Json | undefined;
   if (op.body) {
     const base = await successBody(ctx, op, check);
-    const extra = link.requestBody === undefined ? {} : evaluate(link.requestBody, source);
+    const extra = link.requestBody === undefined ? {} : evaluate(link.requestBody, source, pass);
     body = isObject(base) && isObject(extra) ? { ...base, ...extra } : base;
   }
   const plan = examplePlan(ctx, op, body);
   const pathValues = { ...plan.pathValues };
   for (const [name, expression] of Object.entries(link.parameters)) {
-    const value = evaluate(expression, source);
+    const value = evaluate(expression, source, pass);
     if (typeof value !== 'string' && typeof value !== 'number') throw new SetupError(`link ${link.name}: ${String(expression)} is not in the source response`);
     pathValues[name.replace(/^path\./, '')] = String(value);
   }
@@ -96,6 +101,7 @@ export async function chainCheck(ctx: KitContext, start: OperationModel): Promis
         return check.result();
       }
       if (op.method === 'GET') compareReadBack(ctx, check, step, next, link);
+      await neverCreated(ctx, check, link, step.body!);
       created.set(op.operationId, next.body);
       step = next;
     }
@@ -104,6 +110,29 @@ export async function chainCheck(ctx: KitContext, start: OperationModel): Promis
     return skip(check, err.message);
   }
   return check.result();
+}
+
+/**
+ * The link once more, with each value it passes on replaced by one the server never issued (unknownLike: the
+ * real id's prefix, length and kinds of characters): "a missing … gives 404" (section 4, further rule 2), so
+ * the target must answer 404 with a code the spec gives it there (`banking_transfer_not_found` for a lookup,
+ * `recipient_not_found` for a transfer), never 2xx. Sent only after the real link worked, so a 404 here is
+ * about the id alone.
+ */
+async function neverCreated(ctx: KitContext, check: CheckRecorder, link: LinkModel, source: JsonObject): Promise<void> {
+  const codes = [...(ctx.api.byId.get(link.operationId)?.codes.get(404) ?? [])];
+  if (codes.length === 0) return;
+  const made: string[] = [];
+  const forge = (value: Json): Json => {
+    if (typeof value !== 'string') return value;
+    made.push(unknownLike(value));
+    return made.at(-1)!;
+  };
+  const { op, request } = await linkedRequest(ctx, link, source, check, forge);
+  if (made.length === 0) return; // nothing it passes on could be replaced: the request would be the real one
+  const ex = await sendUntilDefinite(ctx, op, check, request, answers(404, codes));
+  if (!ex.response || unusable(op, ex.response, answers(404, codes)) || answers(404, codes)(ex.response)) return;
+  check.add([{ severity: 'failure', rule: 'link', message: `${link.name} with ${made.map((m) => JSON.stringify(m)).join(', ')}, which the kit never created: ${answered(op, ex.response)}; the spec documents 404 ${codes.join(' or ')} for a missing one (section 4, further rule 2). Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, request) }]);
 }
 
 /** A read through a link must show the resource the source created: every field the creation answered. */

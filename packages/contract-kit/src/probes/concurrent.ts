@@ -7,6 +7,7 @@ import { inconclusive } from '../checks/expectations.ts';
 import { checkResponse, snippet } from '../checks/response.ts';
 import { curlOf, exchange, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
+import type { HttpResponse } from '../http.ts';
 import type { OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
@@ -43,17 +44,28 @@ export async function concurrentKeyProbe(ctx: KitContext, op: OperationModel): P
     check.skip(`skipped, the request was not a success (${first.status} ${snippet(first.text)}), so there was nothing to duplicate`);
     return check.result();
   }
-  const differing = rest.filter((r) => r.status !== first.status || r.text !== first.text);
-  if (differing.length > 0) {
-    const d = differing[0]!;
+  const d = rest.find((r) => r.status !== first.status || r.text !== first.text);
+  if (d) {
+    const distinct = tally(definite);
     check.add([
       {
         severity: 'failure',
         rule: 'concurrent-key',
-        message: `${differing.length + 1} different answers to ${PARALLEL} identical parallel requests with one ${op.idempotencyKey?.name ?? 'Idempotency-Key'}: ${first.status} vs ${d.status}, ${difference(first.text, d.text)}; the action was not done exactly once`,
+        message: `${distinct.length} different answers to ${PARALLEL} identical parallel requests with one ${op.idempotencyKey?.name ?? 'Idempotency-Key'} (${distinct.join(', ')}): ${difference(first.text, d.text)}; the action was not done exactly once`,
         curl: curlOf(ctx, request),
       },
     ]);
   }
   return check.result();
+}
+
+/** Each distinct answer (status and body) once, with how many requests got it: `201 ×3`. Counting the answers
+ *  that differ from the first would say 4 for two transfers answered alternately. */
+function tally(answers: readonly HttpResponse[]): string[] {
+  const counts = new Map<string, { status: number; n: number }>();
+  for (const r of answers) {
+    const key = `${r.status} ${r.text}`;
+    counts.set(key, { status: r.status, n: (counts.get(key)?.n ?? 0) + 1 });
+  }
+  return [...counts.values()].map(({ status, n }) => `${status} ×${n}`);
 }

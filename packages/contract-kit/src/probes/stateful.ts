@@ -1,5 +1,8 @@
 // Stateful probes, where the server keeps state: an idempotent replay of each POST returns the original status
-// and a byte-identical body; a transfer key reused with another amount gets the idempotency conflict code.
+// and a byte-identical body, also with an amount re-sent in its other JSON form (the same amount); a request
+// under a new key repeating a unique field of an existing resource gets its 409 `…_already_exists` code (no
+// admin step needed: two creations with the API key); a transfer key reused with another amount gets the
+// idempotency conflict code.
 // Requests start from the spec's own request examples (made unique where a field must be unique). When a
 // prerequisite cannot be met (Prism's stateless mock, a creation the server refuses) the probe is skipped
 // with a warning saying why, never silently. A documented 503 (or the edge's 502/504) on any of the probe's
@@ -7,10 +10,11 @@
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from '../check-result.ts';
 import { inconclusive } from '../checks/expectations.ts';
-import { checkResponse, label, snippet } from '../checks/response.ts';
+import { answered, checkResponse, errorCodeOf, label, snippet } from '../checks/response.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
 import { parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
+import { objectSchema } from '../mutate.ts';
 import { escapePointer, locate, type OperationModel } from '../spec-model.ts';
 import type { CheckResult } from '../types.ts';
 import { SetupError } from './admin.ts';
@@ -46,12 +50,105 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
         },
       ]);
     }
+    if (isObject(body)) await otherFormReplays(ctx, op, check, request, body, first.response);
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
     return skipped(check, `skipped, ${err.message}`);
   }
   return check.result();
 }
+
+/** The 409 `…_already_exists` codes of a creation the spec says can collide with an existing resource. */
+export const uniquenessCodes = (op: OperationModel): string[] => (op.method === 'POST' ? [...(op.codes.get(409) ?? [])].filter((c) => c.endsWith('_already_exists')) : []);
+
+/** Creates a resource, then repeats each of its unique fields under a new key (uniqueFields). */
+export async function uniqueFieldsProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
+  const check = new CheckRecorder(op.operationId, 'unique-fields', 'a new key repeating a unique field of an existing resource gets that field\'s 409 code');
+  try {
+    const body = await successBody(ctx, op, check);
+    const created = await sendUntilDefinite(ctx, op, check, materialize(ctx, op, examplePlan(ctx, op, body)));
+    if (!created.response || created.response.status < 200 || created.response.status >= 300) {
+      return skipped(check, `skipped, the creation was not a success, so nothing exists to collide with (${describe(op, created)})`);
+    }
+    if (isObject(body)) await uniqueFields(ctx, op, check, body);
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    return skipped(check, `skipped, ${err.message}`);
+  }
+  return check.result();
+}
+
+/**
+ * The replay once more, with each decimal field (a schema taking the number or the string form, the spec's
+ * Amount) re-sent in its other JSON form: the same amount ("`37.45` and `"37.45"` are the same amount"), so the
+ * same request, and the key "returns the original result" (section 7, Idempotency rule 3), not a conflict.
+ */
+async function otherFormReplays(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, body: JsonObject, original: HttpResponse): Promise<void> {
+  const validate = ctx.api.validator.compile({ $ref: op.body!.schemaPointer });
+  for (const field of decimalFields(ctx, op, body)) {
+    const other = otherForm(body[field]!);
+    const changed = { ...body, [field]: other };
+    if (other === undefined || validate(changed) !== true) {
+      check.warn({ rule: 'replay', message: `${field}: ${JSON.stringify(body[field])} has no valid other JSON form; the replay in that form was not sent` });
+      continue;
+    }
+    const again: HttpRequest = { ...request, body: JSON.stringify(changed) };
+    const ex = await sendUntilDefinite(ctx, op, check, again);
+    if (!ex.response || unusable(op, ex.response)) continue;
+    const what = `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${field} ${JSON.stringify(body[field])} re-sent as ${JSON.stringify(other)} (the same amount in its other JSON form)`;
+    const failure = replayFailure(op, original, ex.response, what, 'the key "returns the original result" (section 7, Idempotency rule 3)');
+    if (failure) check.add([{ severity: 'failure', rule: 'replay', message: failure, curl: curlOf(ctx, again) }]);
+  }
+}
+
+/** The body's fields whose schema is one decimal in two JSON forms: a oneOf of a number and a string. */
+function decimalFields(ctx: KitContext, op: OperationModel, body: JsonObject): string[] {
+  const { properties } = objectSchema(ctx, op.body!.schemaPointer, body);
+  return Object.keys(body).filter((name) => {
+    const branches = properties[name]?.value.oneOf;
+    const types = Array.isArray(branches) ? branches.map((b) => (isObject(b) ? b.type : undefined)) : [];
+    return types.includes('number') && types.includes('string');
+  });
+}
+
+/** 150 ↔ "150", "150.00" → 150: a number as the decimal it prints as (the Amount's own reading), a string as its number. */
+function otherForm(value: Json): Json | undefined {
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' && Number.isFinite(Number(value)) ? Number(value) : undefined;
+}
+
+/**
+ * A creation the spec says can collide (`…_already_exists`): after `original` was created, a request under a
+ * new key that repeats ONE of its unique fields (the others fresh) gets 409 with that field's code, the one
+ * its schema names (a recipient's nickname `recipient_nickname_already_exists`, its PIX key
+ * `recipient_already_exists`; else any of them). Each field is tried alone, so each code can be seen. No admin
+ * step is needed: two creations with the API key.
+ */
+async function uniqueFields(ctx: KitContext, op: OperationModel, check: CheckRecorder, original: JsonObject): Promise<void> {
+  const codes = uniquenessCodes(op);
+  if (codes.length === 0) return;
+  const other = await successBody(ctx, op, check);
+  if (!isObject(other)) return;
+  for (const field of Object.keys(original).filter((k) => JSON.stringify(original[k]) !== JSON.stringify(other[k]))) {
+    const expected = fieldCodes(ctx, op, original, field, codes);
+    const again = materialize(ctx, op, examplePlan(ctx, op, { ...other, [field]: original[field]! })); // a new key
+    const ex = await sendUntilDefinite(ctx, op, check, again, answers(409, expected));
+    if (!ex.response || unusable(op, ex.response, answers(409, expected))) continue;
+    if (!answers(409, expected)(ex.response)) {
+      check.add([{ severity: 'failure', rule: 'unique', message: `"${field}" of an existing one under a new key: ${answered(op, ex.response)}; the spec documents 409 ${expected.join(' or ')}. Body ${snippet(ex.response.text)}`, curl: curlOf(ctx, again) }]);
+    }
+  }
+}
+
+/** The codes of `codes` the field's schema description names (`409 recipient_nickname_already_exists`), else all. */
+function fieldCodes(ctx: KitContext, op: OperationModel, body: JsonObject, field: string, codes: string[]): string[] {
+  const description = propertySchema(ctx, op.body!.schemaPointer, body, field)?.description;
+  const named = typeof description === 'string' ? codes.filter((c) => new RegExp(`\\b${c}\\b`).test(description)) : [];
+  return named.length > 0 ? named : codes;
+}
+
+/** The documented answer a probe waits for: its status with one of its codes (a 503 that is one is not inconclusive). */
+export const answers = (status: number, codes: readonly string[]) => (r: HttpResponse) => r.status === status && codes.includes(errorCodeOf(r) ?? '');
 
 /**
  * What the provider's document ties to one Idempotency-Key, per operation (the words are the provider's; the
@@ -100,7 +197,7 @@ export async function conflictProbe(ctx: KitContext, op: OperationModel): Promis
       const second = await sendUntilDefinite(ctx, op, check, changed);
       if (!second.response || unusable(op, second.response)) continue;
       const what = `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${field} ${JSON.stringify(body[field] ?? null)} → ${JSON.stringify(other[field] ?? null)}`;
-      const failure = identity.answer === 'conflict' ? conflictFailure(op, first.response.text, second.response, what) : replayFailure(op, first.response, second.response, what, identity.rule);
+      const failure = identity.answer === 'conflict' ? conflictFailure(op, first.response.text, second.response, what) : replayFailure(op, first.response, second.response, what, `a used key "returns the original response, not a new one" (${identity.rule})`);
       if (failure) check.add([{ severity: 'failure', rule: 'conflict', message: failure, curl: curlOf(ctx, changed) }]);
     }
   } catch (err) {
@@ -111,16 +208,15 @@ export async function conflictProbe(ctx: KitContext, op: OperationModel): Promis
 }
 
 function conflictFailure(op: OperationModel, firstText: string, response: HttpResponse, what: string): string | undefined {
-  const parsed = parseJson(response.text);
-  const code = parsed.ok && isObject(parsed.value) ? parsed.value.code : undefined;
-  if (response.status === 409 && code === CONFLICT_CODE) return undefined;
+  if (answers(409, [CONFLICT_CODE])(response)) return undefined;
   const replayed = response.text === firstText ? ' (the original response was replayed: the change was ignored)' : '';
-  return `${what} got ${label(op, response)}${replayed}; expected 409 ${CONFLICT_CODE} ("a different amount or recipient gives \`${CONFLICT_CODE}\`", section 7, Idempotency rule 4). Body ${snippet(response.text, 200)}`;
+  return `${what} got ${answered(op, response)}${replayed}; expected 409 ${CONFLICT_CODE} ("a different amount or recipient gives \`${CONFLICT_CODE}\`", section 7, Idempotency rule 4). Body ${snippet(response.text, 200)}`;
 }
 
-function replayFailure(op: OperationModel, first: HttpResponse, response: HttpResponse, what: string, rule: string): string | undefined {
+/** A second answer under a used key that is not the original one; `why` quotes the rule that says it must be. */
+function replayFailure(op: OperationModel, first: HttpResponse, response: HttpResponse, what: string, why: string): string | undefined {
   if (response.status === first.status && response.text === first.text) return undefined;
-  return `${what} got ${label(op, response)} ${response.status === first.status ? 'with another body' : `instead of ${first.status}`}: ${difference(first.text, response.text)}; a used key "returns the original response, not a new one" (${rule})`;
+  return `${what} got ${answered(op, response)} ${response.status === first.status ? 'with another body' : `instead of ${first.status}`}: ${difference(first.text, response.text)}; ${why}`;
 }
 
 /**

@@ -1,0 +1,171 @@
+// Defects a QA pass found the released kit passing, run as a user runs it against staging: WITHOUT
+// --admin-token (one key, paced), only the checks that should catch each one. Each defect is the real sandbox
+// behind the mutant proxy (test/mutants/proxy.ts), one sandbox for the file with the defect switched per
+// test; the unmodified sandbox passes the same checks (no false positive).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminOf } from '../../sandbox/test/support.ts';
+import type { Report } from '../src/types.ts';
+import { startMutant, type Mutant, type MutantEnv, type Req, type Res, type RunningMutant } from './mutants/proxy.ts';
+import { check, describeFailures, runKit, SERVER_GATE } from './support.ts';
+
+const RECIPIENTS = /^\/v1\/banking\/recipients(\?|$)/;
+const TRANSFERS = /^\/v1\/banking\/transfers(\?|$)/;
+const TRANSFER = /^\/v1\/banking\/transfers\/([^/?]+)/;
+const is = (req: Req, method: string, path: RegExp) => req.method === method && path.test(req.path);
+const parse = (text: string): any => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+const codeOf = (res: Res): string | undefined => parse(res.body)?.code;
+const json = (status: number, body: unknown): Res => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const DEFECTS = {
+  // QA DEFECT=get-any
+  'lookup-any-id': {
+    name: 'lookup-any-id',
+    defect: 'GET /v1/banking/transfers/{id} answers 200 with a made-up transfer for any id',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', TRANSFER) && res.status === 404 ? json(200, { id: decodeURIComponent(TRANSFER.exec(req.path)![1]!), status: 'completed' }) : res),
+  },
+  // QA DEFECT=dup-nickname-201
+  'nickname-taken-201': {
+    name: 'nickname-taken-201',
+    defect: 'a second active external recipient with a nickname in use is created (201)',
+    visible: true,
+    handle: async (req, env) => {
+      const res = await env.forward(req);
+      if (!is(req, 'POST', RECIPIENTS) || codeOf(res) !== 'recipient_nickname_already_exists') return res;
+      const body = parse(req.body);
+      const created = await env.forward({ ...req, body: JSON.stringify({ ...body, nickname: `${body.nickname} (2)` }) });
+      return { ...created, body: JSON.stringify({ ...parse(created.body), nickname: body.nickname }) };
+    },
+  },
+  // QA DEFECT=dup-nickname-400
+  'nickname-taken-400': {
+    name: 'nickname-taken-400',
+    defect: 'a nickname in use gets recipient_nickname_already_exists at 400 instead of 409',
+    visible: true,
+    response: (res) => (codeOf(res) === 'recipient_nickname_already_exists' ? { ...res, status: 400 } : res),
+  },
+  // QA DEFECT=raw-identity
+  'amount-form-conflict': {
+    name: 'amount-form-conflict',
+    defect: 'a transfer key replayed with the same amount in its other JSON form (150 vs "150.00") gets 409 banking_transfer_idempotency_conflict',
+    visible: true,
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key) return env.forward(req);
+      const form = typeof parse(req.body)?.amount;
+      const first = env.memory.get(`form:${key}`);
+      if (first === undefined) env.memory.set(`form:${key}`, form);
+      else if (first !== form) return json(409, { error: 'Key used with another amount.', code: 'banking_transfer_idempotency_conflict', requestId: crypto.randomUUID() });
+      return env.forward(req);
+    },
+  },
+  // QA DEFECT=race (the message): every other request with one key goes to a second transfer
+  'two-transfers-per-key': {
+    name: 'two-transfers-per-key',
+    defect: 'parallel transfers with one key make two transfers, each replayed to half of the requests',
+    visible: true,
+    request: (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key) return req;
+      const n = ((env.memory.get(`n:${key}`) as number | undefined) ?? 0) + 1;
+      env.memory.set(`n:${key}`, n);
+      return n % 2 === 0 ? { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 200)}-second` } } : req;
+    },
+  },
+  // QA DEFECT=conflict-code (the message)
+  'conflict-code-renamed': {
+    name: 'conflict-code-renamed',
+    defect: 'the transfer key conflict answers 409 idempotency_key_reused',
+    visible: true,
+    response: (res) => (codeOf(res) === 'banking_transfer_idempotency_conflict' ? { ...res, body: JSON.stringify({ ...parse(res.body), code: 'idempotency_key_reused' }) } : res),
+  },
+} satisfies Record<string, Mutant>;
+
+let active: Mutant | undefined;
+/** One proxy for the file: it applies the defect of the test running (none: the sandbox as it is). */
+const switchable: Mutant = {
+  name: 'switchable',
+  defect: 'the defect of the test running',
+  visible: true,
+  handle: async (req: Req, env: MutantEnv) => {
+    if (active?.handle) return active.handle(req, env);
+    const sent = active?.request ? await active.request(req, env) : req;
+    const res = await env.forward(sent);
+    return active?.response ? active.response(res, sent, env) : res;
+  },
+};
+
+let server: RunningMutant;
+let apiKey: string;
+
+beforeAll(async () => {
+  server = await startMutant(switchable);
+  ({ key: apiKey } = await adminOf(server.sandbox).org({}));
+});
+afterAll(async () => {
+  expect(server?.errors, 'the mutant itself crashed').toEqual([]);
+  await server?.close();
+});
+
+/** The kit as the QA ran it: no --admin-token, a few checks of a few operations. */
+async function kit(defect: Mutant | undefined, checks: string[], operations: string[]): Promise<Report> {
+  active = defect;
+  try {
+    return await runKit({ baseUrl: server.url, apiKey, checks, operations, seed: 11, ...SERVER_GATE });
+  } finally {
+    active = undefined;
+  }
+}
+
+const failureOf = (report: Report, id: string): string => check(report, id).failures.map((f) => f.message).join('\n');
+
+describe('without --admin-token, the kit catches', () => {
+  it('a transfer lookup answering 200 for an id the kit never created (404 banking_transfer_not_found)', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['lookup-any-id'], ['resource-chain'], ['createTransfer', 'getTransfer']);
+    expect(check(report, 'createTransfer/resource-chain').status).toBe('failed');
+    expect(failureOf(report, 'createTransfer/resource-chain')).toMatch(/never created: GET \/v1\/banking\/transfers\/\{transferId\} → 200; the spec documents 404 banking_transfer_not_found/);
+  });
+
+  for (const defect of [DEFECTS['nickname-taken-201'], DEFECTS['nickname-taken-400']]) {
+    it(`a nickname in use answered other than 409 recipient_nickname_already_exists (${defect.name})`, { timeout: 60_000 }, async () => {
+      const report = await kit(defect, ['unique-fields'], ['createRecipient']);
+      expect(check(report, 'createRecipient/unique-fields').status).toBe('failed');
+      expect(failureOf(report, 'createRecipient/unique-fields')).toMatch(/"nickname" of an existing one under a new key: POST \/v1\/banking\/recipients → (201|400 recipient_nickname_already_exists); the spec documents 409 recipient_nickname_already_exists\b/);
+    });
+  }
+
+  it('a transfer replay with the amount in its other JSON form answered with a conflict', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['amount-form-conflict'], ['idempotent-replay'], ['createTransfer']);
+    expect(check(report, 'createTransfer/idempotent-replay').status).toBe('failed');
+    expect(failureOf(report, 'createTransfer/idempotent-replay')).toMatch(/amount "150\.00" re-sent as 150 .* got POST \/v1\/banking\/transfers → 409 banking_transfer_idempotency_conflict instead of 201/);
+  });
+});
+
+describe('the messages say what was received', () => {
+  it('counts the distinct answers to parallel requests (2 transfers: 2 answers, not one per differing request)', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['two-transfers-per-key'], ['concurrent-key'], ['createTransfer']);
+    expect(failureOf(report, 'createTransfer/concurrent-key')).toMatch(/^2 different answers to 6 identical parallel requests with one Idempotency-Key \(201 ×3, 201 ×3\)/);
+  });
+
+  it('names the code of a wrong conflict answer', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['conflict-code-renamed'], ['idempotency-conflict'], ['createTransfer']);
+    expect(failureOf(report, 'createTransfer/idempotency-conflict')).toMatch(/got POST \/v1\/banking\/transfers → 409 idempotency_key_reused; expected 409 banking_transfer_idempotency_conflict/);
+  });
+});
+
+describe('the sandbox as it is, without --admin-token', () => {
+  it('passes the same checks: the lookup of an unknown id, nicknames in use, the amount in its other form', { timeout: 60_000 }, async () => {
+    const report = await kit(undefined, ['resource-chain', 'idempotent-replay', 'unique-fields', 'idempotency-conflict', 'concurrent-key'], ['createRecipient', 'createTransfer', 'getTransfer']);
+    expect(report.verdict, describeFailures(report)).toBe('passed');
+    const seen = (op: string, status: string, code: string) => report.coverage.find((r) => r.operationId === op && r.status === status)?.codes.find((c) => c.code === code)?.seen ?? 0;
+    expect(seen('getTransfer', '404', 'banking_transfer_not_found')).toBeGreaterThan(0);
+    expect(seen('createRecipient', '409', 'recipient_nickname_already_exists')).toBeGreaterThan(0);
+    expect(seen('createRecipient', '409', 'recipient_already_exists')).toBeGreaterThan(0);
+  });
+});
