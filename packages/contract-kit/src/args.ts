@@ -31,6 +31,8 @@ Options:
   --admin-token T       the sandbox admin token (default: $SANDBOX_ADMIN_TOKEN): the kit makes its own
                         organization and as many keys as the rate limit needs, and runs the checks that
                         need the admin API (revoked key, isolation, faults, organization states, rate limit)
+  --other-api-key KEY   a key of a second organization with the same products (default:
+                        $PAYMENTS_OTHER_API_KEY): the isolation check without the admin API (a staging server)
   --seed N              replay a run: the same generated requests in the same order
                         (Idempotency-Keys and unique names stay fresh). Default: random, printed
   --runs N              generated requests per property (valid, invalid) and operation (default ${DEFAULT_RUNS})
@@ -75,6 +77,7 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
         'admin-token': { type: 'string' },
+        'other-api-key': { type: 'string' },
         seed: { type: 'string' },
         runs: { type: 'string' },
         operations: { type: 'string' },
@@ -112,6 +115,8 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http(s), got "${baseUrl}"`);
   const apiKey = str('api-key') ?? env.PAYMENTS_API_KEY;
   if (!apiKey) throw new UsageError('--api-key is required (or set PAYMENTS_API_KEY)');
+  const otherApiKey = str('other-api-key') ?? env.PAYMENTS_OTHER_API_KEY;
+  if (otherApiKey !== undefined && otherApiKey === apiKey) throw new UsageError('--other-api-key must be a key of ANOTHER organization than --api-key');
   const target = str('target') ?? 'auto';
   if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new UsageError(`--target must be auto, prism or server, got "${target}"`);
   const seedText = str('seed');
@@ -129,6 +134,7 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
       adminToken: str('admin-token') ?? env.SANDBOX_ADMIN_TOKEN,
+      otherApiKey,
       seed,
       runs: integer('--runs', str('runs'), 1, 10_000, DEFAULT_RUNS),
       operations,

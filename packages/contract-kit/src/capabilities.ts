@@ -1,6 +1,7 @@
 // What the target can be asked, as capabilities a check declares it needs, instead of `target === 'prism'`
 // branches scattered through the checks. Prism's stateless mock has none of them; a server has all but
-// `admin`, which needs --admin-token and an admin API that answers it.
+// `admin`, which needs --admin-token and an admin API that answers it, and `otherOrganization`, which needs
+// that or --other-api-key.
 import type { Target } from './context.ts';
 
 export interface Capabilities {
@@ -10,6 +11,8 @@ export interface Capabilities {
   keyLookup: boolean;
   /** The sandbox admin API answers the given token: organizations, keys, faults. */
   admin: boolean;
+  /** A key of a second organization: --other-api-key, or one the admin API makes. */
+  otherOrganization: boolean;
   /** Answers a malformed JSON body (Prism logs it and never answers). */
   answersMalformedJson: boolean;
   /** Checks `multipleOf: 0.01` on JSON numbers with a tolerance (Prism divides in binary floating point). */
@@ -22,20 +25,21 @@ export interface Capabilities {
 
 export type CapabilityName = keyof Capabilities;
 
-export const CAPABILITY_NAMES: CapabilityName[] = ['stateful', 'keyLookup', 'admin', 'answersMalformedJson', 'exactDecimals', 'ownProblemJson', 'ownCors'];
+export const CAPABILITY_NAMES: CapabilityName[] = ['stateful', 'keyLookup', 'admin', 'otherOrganization', 'answersMalformedJson', 'exactDecimals', 'ownProblemJson', 'ownCors'];
 
 /** Why a capability is missing, for the note of a check that is not applicable. */
 export const MISSING_BECAUSE: Record<CapabilityName, string> = {
   stateful: "the target keeps no state (Prism's stateless mock)",
   keyLookup: "the target does not look keys up (Prism's mock accepts any key value)",
   admin: 'no admin API (needs --admin-token, and the target must answer GET /admin/health with it)',
+  otherOrganization: 'no second organization (needs --other-api-key, a key of another organization with the same products, or --admin-token)',
   answersMalformedJson: 'the target never answers a malformed JSON body (Prism)',
   exactDecimals: 'the target divides multipleOf in binary floating point (Prism)',
   ownProblemJson: 'the target answers with the API error body only',
   ownCors: "the target adds CORS headers of its own (Prism's --cors, on by default)",
 };
 
-export function capabilitiesOf(target: Target, admin: boolean): Capabilities {
+export function capabilitiesOf(target: Target, admin: boolean, otherKey = false): Capabilities {
   const server = target === 'server';
-  return { stateful: server, keyLookup: server, admin: server && admin, answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server, ownCors: server };
+  return { stateful: server, keyLookup: server, admin: server && admin, otherOrganization: server && (admin || otherKey), answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server, ownCors: server };
 }

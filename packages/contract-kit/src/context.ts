@@ -25,6 +25,8 @@ export interface KitContext {
   admin: AdminClient | undefined;
   /** The organization of the run's keys, when the kit provisioned it (faults are scheduled for it alone). */
   organizationId: string | undefined;
+  /** --other-api-key: a key of a second organization, given by the user. */
+  otherApiKey: string | undefined;
 }
 
 export function createContext(
@@ -33,7 +35,7 @@ export function createContext(
   apiKey: string,
   target: Target,
   caps: Capabilities,
-  extra: { keys?: KeyPool; admin?: AdminClient | undefined; organizationId?: string | undefined } = {},
+  extra: { keys?: KeyPool; admin?: AdminClient | undefined; organizationId?: string | undefined; otherApiKey?: string | undefined } = {},
 ): KitContext {
   return {
     api,
@@ -46,6 +48,7 @@ export function createContext(
     coverage: new CoverageRecorder(api),
     admin: extra.admin,
     organizationId: extra.organizationId,
+    otherApiKey: extra.otherApiKey,
   };
 }
 

@@ -136,7 +136,7 @@ export const CHECKS: CheckDefinition[] = [
     id: 'isolation',
     title: 'a second organization sees nothing of the first',
     corresponds: 'provider sections 1 and 5 (the organization comes from the key), 7 (`banking_transfer_not_found` for a foreign transfer)',
-    needs: ['stateful', 'admin'],
+    needs: ['stateful', 'otherOrganization'],
     appliesTo: (op, ctx) => chainApplies(ctx, op),
     run: (ctx, op) => isolationCheck(ctx, op),
   },

@@ -100,13 +100,17 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     notes.push(`target: ${target} (--target)`);
   }
   const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
-  const caps = capabilitiesOf(target, admin !== undefined);
+  const caps = capabilitiesOf(target, admin !== undefined, options.otherApiKey !== undefined);
   const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes, progress);
   if (!organizationId && target === 'server') {
     const refused = await keyRefusal(api, transport, keys);
     if (refused) throw new UsageError(refused);
   }
-  ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId });
+  if (options.otherApiKey && target === 'server') {
+    const refused = await keyRefusal(api, transport, new KeyPool({ primary: options.otherApiKey, maxWaitMs: 0 }), '--other-api-key');
+    if (refused) throw new UsageError(refused);
+  }
+  ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId, otherApiKey: options.otherApiKey });
   const env: CheckEnv = {
     options,
     selected,

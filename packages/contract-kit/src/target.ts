@@ -34,7 +34,7 @@ export async function detectTarget(api: ApiModel, transport: Transport, apiKey: 
  * codes the spec gives that read's 401 (a mistyped --api-key). Every check would then meet the same answer
  * and read it as a contract failure, after pacing for up to --max-wait-s; the run stops first instead.
  */
-export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool): Promise<string | undefined> {
+export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool, option = '--api-key'): Promise<string | undefined> {
   const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0 && o.secured);
   const codes = read?.codes.get(401);
   if (!read || !codes) return undefined;
@@ -42,5 +42,6 @@ export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyP
   const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
   const code = ex.response?.status === 401 ? errorCodeOf(ex.response) : undefined;
   if (code === undefined || !codes.has(code)) return undefined;
+  if (option !== '--api-key') return `the server refused the key of ${option}: GET ${read.path} with it answered 401 ${code}; nothing was run. Check ${option} (a key this server issued to another organization)`;
   return `the server refused the API key: GET ${read.path} with it answered 401 ${code}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`;
 }

@@ -47,6 +47,8 @@ export interface RunOptions {
   baseUrl: string;
   apiKey: string;
   adminToken?: string | undefined;
+  /** A key of a second organization (same products): the isolation check without the admin API. */
+  otherApiKey?: string | undefined;
   seed: number;
   /** Generated requests per property (valid / invalid) and operation. */
   runs: number;

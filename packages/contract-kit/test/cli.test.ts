@@ -28,7 +28,7 @@ describe('usage', () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage:\n {2}payments-contract-kit --base-url URL --api-key KEY \[options\].*\n {2}node packages\/contract-kit\/src\/cli\.ts --base-url URL --api-key KEY/);
-    for (const flag of ['--admin-token', '--seed', '--runs', '--json', '--junit', '--operations', '--strict-503']) expect(stdout).toContain(flag);
+    for (const flag of ['--admin-token', '--other-api-key', '--seed', '--runs', '--json', '--junit', '--operations', '--strict-503']) expect(stdout).toContain(flag);
   });
 
   it.each([
@@ -39,6 +39,7 @@ describe('usage', () => {
     [['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--runs', '0'], /--runs must be between 1/],
     [['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--operations', 'noSuchOperation'], /unknown operation noSuchOperation/],
     [['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--base-url', 'http://127.0.0.1:1', '--api-key', 'k', '--other-api-key', 'k'], /--other-api-key must be a key of ANOTHER organization/],
   ])('%j exits 2', async (args, message) => {
     const { code, stderr } = await cli(args as string[]);
     expect(code).toBe(2);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminOf } from '../../sandbox/test/support.ts';
 import type { Report } from '../src/types.ts';
 import { startMutant, type Mutant, type MutantEnv, type Req, type Res, type RunningMutant } from './mutants/proxy.ts';
+import { MUTANTS } from './mutants/registry.ts';
 import { check, describeFailures, runKit, SERVER_GATE } from './support.ts';
 
 const RECIPIENTS = /^\/v1\/banking\/recipients(\?|$)/;
@@ -103,10 +104,13 @@ const switchable: Mutant = {
 
 let server: RunningMutant;
 let apiKey: string;
+/** A key of a second organization, as a staging user would pass it (--other-api-key). */
+let otherApiKey: string;
 
 beforeAll(async () => {
   server = await startMutant(switchable);
   ({ key: apiKey } = await adminOf(server.sandbox).org({}));
+  ({ key: otherApiKey } = await adminOf(server.sandbox).org({}));
 });
 afterAll(async () => {
   expect(server?.errors, 'the mutant itself crashed').toEqual([]);
@@ -114,10 +118,10 @@ afterAll(async () => {
 });
 
 /** The kit as the QA ran it: no --admin-token, a few checks of a few operations. */
-async function kit(defect: Mutant | undefined, checks: string[], operations: string[]): Promise<Report> {
+async function kit(defect: Mutant | undefined, checks: string[], operations: string[], extra: { otherApiKey?: string } = {}): Promise<Report> {
   active = defect;
   try {
-    return await runKit({ baseUrl: server.url, apiKey, checks, operations, seed: 11, ...SERVER_GATE });
+    return await runKit({ baseUrl: server.url, apiKey, checks, operations, seed: 11, ...SERVER_GATE, ...extra });
   } finally {
     active = undefined;
   }
@@ -156,6 +160,28 @@ describe('the messages say what was received', () => {
   it('names the code of a wrong conflict answer', { timeout: 60_000 }, async () => {
     const report = await kit(DEFECTS['conflict-code-renamed'], ['idempotency-conflict'], ['createTransfer']);
     expect(failureOf(report, 'createTransfer/idempotency-conflict')).toMatch(/got POST \/v1\/banking\/transfers → 409 idempotency_key_reused; expected 409 banking_transfer_idempotency_conflict/);
+  });
+});
+
+describe('isolation without the admin API: --other-api-key', () => {
+  const leak = MUTANTS.find((m) => m.name === 'foreign-transfer-visible')!;
+
+  it("catches a lookup that shows another organization's transfer", { timeout: 60_000 }, async () => {
+    const report = await kit(leak, ['isolation'], ['createTransfer', 'getTransfer'], { otherApiKey });
+    expect(check(report, 'createTransfer/isolation').status).toBe('failed');
+    expect(failureOf(report, 'createTransfer/isolation')).toMatch(/another organization's key was answered with the first organization's createTransfer resource.*--other-api-key/);
+  });
+
+  it('is not applicable without it, and passes on the sandbox as it is with it', { timeout: 60_000 }, async () => {
+    const without = await kit(undefined, ['isolation'], ['createTransfer', 'getTransfer']);
+    expect(without.notApplicable.find((n) => n.check === 'isolation')?.reason).toMatch(/--other-api-key/);
+    const report = await kit(undefined, ['isolation'], ['createTransfer', 'getTransfer'], { otherApiKey });
+    expect(report.verdict, describeFailures(report)).toBe('passed');
+    expect(check(report, 'createTransfer/isolation').status).toBe('passed');
+  });
+
+  it('a key the server refuses stops the run, naming --other-api-key', async () => {
+    await expect(kit(undefined, ['isolation'], ['createTransfer'], { otherApiKey: 'svc_live_unknownunknownunknownunknown' })).rejects.toThrow(/refused the key of --other-api-key/);
   });
 });
 

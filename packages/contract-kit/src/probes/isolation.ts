@@ -1,5 +1,5 @@
 // Organization isolation (the organization comes from the key, sections 1 and 5): a second organization,
-// made through the admin API, follows the same links with the first organization's resources: it must not
+// made through the admin API or given as --other-api-key (a staging server has no admin API), follows the same links with the first organization's resources: it must not
 // see them. A lookup of a foreign id, or a transfer to a foreign recipient, must be refused with a documented
 // 4xx (the spec's 404 `banking_transfer_not_found` / `recipient_not_found`), never answered with the resource.
 import { CheckRecorder } from '../check-result.ts';
@@ -14,11 +14,9 @@ import { createStep, finishStep, linkedRequest, linksOf, type Step } from './cha
 
 export async function isolationCheck(ctx: KitContext, start: OperationModel): Promise<CheckResult> {
   const check = new CheckRecorder(start.operationId, 'isolation', 'a second organization sees nothing of the first');
-  const admin = ctx.admin;
-  if (!admin) return skip(check, 'needs the admin API');
   try {
-    const other = await admin.createOrganization(FULL_ORGANIZATION);
-    const { key } = await admin.createApiKey(other.id);
+    const key = await otherOrganizationKey(ctx);
+    if (!key) return skip(check, 'needs the admin API or --other-api-key');
     let step: Step = await createStep(ctx, start, check);
     for (let depth = 0; depth < 5 && step.body; depth++) {
       const link = linksOf(step.op).find((l) => ctx.api.byId.has(l.operationId));
@@ -34,7 +32,8 @@ export async function isolationCheck(ctx: KitContext, start: OperationModel): Pr
         const unknown = inconclusive(op, ex.response);
         if (unknown) check.add([{ ...unknown, curl }]);
         else if (ex.response.status < 400) {
-          check.add([{ severity: 'failure', rule: 'isolation', message: `${label(op, ex.response)}: another organization's key was answered with the first organization's ${step.op.operationId} resource (via link ${link.name}); body ${snippet(ex.response.text)}`, curl }]);
+          const given = ctx.otherApiKey ? ' (is --other-api-key a key of ANOTHER organization?)' : '';
+          check.add([{ severity: 'failure', rule: 'isolation', message: `${label(op, ex.response)}: another organization's key was answered with the first organization's ${step.op.operationId} resource (via link ${link.name})${given}; body ${snippet(ex.response.text)}`, curl }]);
         } else {
           const code = errorCodeOf(ex.response);
           if (!code || !op.codes.get(ex.response.status)?.has(code)) {
@@ -54,6 +53,14 @@ export async function isolationCheck(ctx: KitContext, start: OperationModel): Pr
     return skip(check, err.message);
   }
   return check.result();
+}
+
+/** The second organization's key: the one given (--other-api-key), else one of an organization the admin API makes. */
+async function otherOrganizationKey(ctx: KitContext): Promise<string | undefined> {
+  if (ctx.otherApiKey) return ctx.otherApiKey;
+  if (!ctx.admin) return undefined;
+  const other = await ctx.admin.createOrganization(FULL_ORGANIZATION);
+  return (await ctx.admin.createApiKey(other.id)).key;
 }
 
 function skip(check: CheckRecorder, why: string): CheckResult {
