@@ -6,20 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminOf } from '../../sandbox/test/support.ts';
 import type { Report } from '../src/types.ts';
 import { startMutant, type Mutant, type MutantEnv, type Req, type Res, type RunningMutant } from './mutants/proxy.ts';
-import { MUTANTS } from './mutants/registry.ts';
+import { is, MUTANTS, parse } from './mutants/registry.ts';
 import { check, describeFailures, runKit, SERVER_GATE } from './support.ts';
 
 const RECIPIENTS = /^\/v1\/banking\/recipients(\?|$)/;
 const TRANSFERS = /^\/v1\/banking\/transfers(\?|$)/;
 const TRANSFER = /^\/v1\/banking\/transfers\/([^/?]+)/;
-const is = (req: Req, method: string, path: RegExp) => req.method === method && path.test(req.path);
-const parse = (text: string): any => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
 const codeOf = (res: Res): string | undefined => parse(res.body)?.code;
 const json = (status: number, body: unknown): Res => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

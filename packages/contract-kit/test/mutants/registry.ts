@@ -13,8 +13,8 @@ const CARDS = /^\/v1\/cards/;
 const PRODUCTS = /^\/v1\/checkout\/products/;
 const SESSIONS = /^\/v1\/checkout\/sessions/;
 
-const is = (req: Req, method: string, path: RegExp) => req.method === method && path.test(req.path);
-const parse = (text: string): any => {
+export const is = (req: Req, method: string, path: RegExp) => req.method === method && path.test(req.path);
+export const parse = (text: string): any => {
   try {
     return JSON.parse(text);
   } catch {
