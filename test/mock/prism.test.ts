@@ -215,6 +215,21 @@ describe('edge statuses come back without a JSON body', () => {
   });
 });
 
+// ---- browser CORS is off (sections 1 and 5), in the mock too ----------------------------------------------
+
+describe('no CORS: a browser app cannot work against the mock and then fail against the API', () => {
+  it('an answer carries no Access-Control-Allow-Origin, and a preflight is not granted', async () => {
+    const op = operation('createTransfer');
+    const res = await fetch(`${prism.url}${validRequest(op).path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': `${keyHeader}, idempotency-key, content-type` } });
+    expect(res.headers.get('access-control-allow-origin'), `preflight → ${res.status}`).toBeNull();
+    expect(res.headers.get('access-control-allow-methods')).toBeNull();
+    const answer = await send(validRequest(op), { origin: 'https://app.example' });
+    expect(answer.status, answer.describe).toBe(successStatus(op));
+    const again = await fetch(`${prism.url}${validRequest(operation('getBankingBalance')).path}`, { headers: { [keyHeader]: API_KEY, origin: 'https://app.example' } });
+    expect(again.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 // ---- (c) one success per operation, valid against its schema ----------------------------------------------
 
 describe('each operation answers a valid request with a success body that matches its schema', () => {

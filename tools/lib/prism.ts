@@ -16,6 +16,7 @@ import { deref, isObject, operations, type OpenApiDocument } from '@payments/spe
 import { acceptsConnections } from './net.ts';
 import { root } from './paths.ts';
 import { prismDocumentPath } from './prism-document.ts';
+import { PRISM_MOCK_FLAGS } from '../../packages/mock/src/index.ts';
 
 const PRISM_CLI = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
 const VALIDATOR_HOOK = join(root, 'packages', 'mock', 'src', 'validator-hook.ts');
@@ -102,7 +103,7 @@ async function launch(spec: string, port: number, opts: PrismOptions): Promise<P
   const errors = opts.errors ?? mode !== 'mock';
   const args =
     mode === 'mock'
-      ? ['--import', VALIDATOR_HOOK, PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port)]
+      ? ['--import', VALIDATOR_HOOK, PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port), ...PRISM_MOCK_FLAGS]
       : ['--import', VALIDATOR_HOOK, PRISM_CLI, 'proxy', spec, mode.proxy, '-h', HOST, '-p', String(port)];
   if (errors) args.push('--errors');
 

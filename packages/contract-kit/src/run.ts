@@ -101,6 +101,9 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   }
   const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
   const caps = capabilitiesOf(target, admin !== undefined, options.otherApiKey !== undefined);
+  if (caps.ownProblemJson) {
+    notes.push("refusals: only their status is checked; the code a broken constraint documents (its x-error-code) is not compared, because Prism answers its own validation (invalid_request, or its problem+json)");
+  }
   const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes, progress);
   if (!organizationId && target === 'server') {
     const refused = await keyRefusal(api, transport, keys);

@@ -23,7 +23,7 @@ export async function detectTarget(api: ApiModel, transport: Transport, apiKey: 
     if (ex.response.status !== code || ex.response.text !== '') break;
   }
   if (statuses.length === 2 && statuses[0] === 504 && statuses[1] === 502) {
-    return { target: 'prism', note: `target: Prism's stateless mock (it honoured Prefer: code=504 and code=502 on GET ${read.path}); stateful and key-lookup probes are skipped` };
+    return { target: 'prism', note: `target: Prism's stateless mock (it honoured Prefer: code=504 and code=502 on GET ${read.path}); stateful and key-lookup probes are not applicable` };
   }
   return { target: 'server', note: `target: a server (GET ${read.path} with Prefer: code=504 answered ${statuses[0]})` };
 }

@@ -9,6 +9,13 @@ import { fileURLToPath } from 'node:url';
 export const mockDocumentPath = fileURLToPath(new URL('../dist/openapi.json', import.meta.url));
 /** Loaded into Prism's process with `--import`. */
 export const validatorHookUrl = new URL('./validator-hook.js', import.meta.url).href;
+/**
+ * Flags of `prism mock` beyond the document, port and host. `--cors=false`: Prism's CORS headers (on by
+ * default: `Access-Control-Allow-Origin: *`, preflights granted) would let a browser app work against the mock
+ * and fail against the API, whose browser CORS is off (sections 1 and 5).
+ */
+export const PRISM_MOCK_FLAGS: readonly string[] = ['--cors=false'];
+
 /** Prism 5.16's own `engines.node`. */
 export const PRISM_NODE = { major: 24, minor: 18, text: '>= 24.18' };
 
@@ -27,7 +34,7 @@ export interface MockOptions {
 /** The Node arguments and environment that run `prism mock` on the derived document with the hook. */
 export function prismInvocation(options: MockOptions, hookUrl: string = validatorHookUrl): { args: string[]; env: Record<string, string> } {
   const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli');
-  const args = ['--import', hookUrl, prismCli, 'mock', mockDocumentPath, '-h', options.host, '-p', String(options.port)];
+  const args = ['--import', hookUrl, prismCli, 'mock', mockDocumentPath, '-h', options.host, '-p', String(options.port), ...PRISM_MOCK_FLAGS];
   if (options.errors) args.push('--errors');
   return { args, env: { NO_COLOR: '1', FORCE_COLOR: '0' } };
 }
