@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parsePort } from '@payments/spec/cli-support';
 import { run as adminCli } from './cli.ts';
+import { databaseUnavailable } from './failure.ts';
 import { jsonLogger } from './http.ts';
 import { omitSqliteExperimentalWarning } from './node-warnings.ts';
 import { banner, PortInUse, serveSandbox, type ServedSandbox } from './serve.ts';
@@ -83,6 +84,11 @@ async function serve(argv: string[], env: Env): Promise<number> {
   }
   const port = parsePort(values.port ?? env.PORT, 8080, values.port !== undefined ? '--port' : 'PORT');
   const databaseUrl = values['database-url'] ?? env.DATABASE_URL;
+  const notPostgres = databaseUrl ? postgresUrlProblem(databaseUrl) : undefined;
+  if (notPostgres) {
+    process.stderr.write(`${PROG}: ${values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}\nRun ${PROG} --help for usage.\n`);
+    return 2;
+  }
   const file = values.db ?? env.SANDBOX_DB;
   if (file && file !== ':memory:' && !databaseUrl) mkdirSync(dirname(file), { recursive: true });
   const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
@@ -103,6 +109,10 @@ async function serve(argv: string[], env: Env): Promise<number> {
     });
   } catch (err) {
     stopped.cancel();
+    if (databaseUrl && databaseUnavailable(err)) {
+      process.stderr.write(`${PROG}: cannot reach the PostgreSQL server at ${hostOf(databaseUrl)} (${String((err as Error).message)}): is it running, and is the URL right?\n`);
+      return 1;
+    }
     if (!(err instanceof PortInUse)) throw err;
     process.stderr.write(`${PROG}: port ${err.port} on ${host} is in use: stop what holds it, or pick another with --port N (0 = any free port)\n`);
     return 1;
@@ -114,6 +124,22 @@ async function serve(argv: string[], env: Env): Promise<number> {
   process.stderr.write(`${PROG}: stopped on ${signal}\n`);
   return 0;
 }
+
+/** Why a database URL is not a PostgreSQL one (postgres:// or postgresql://), without echoing its password; undefined when it is. */
+function postgresUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a URL: give postgres://user:password@host:port/database';
+  }
+  return ['postgres:', 'postgresql:'].includes(parsed.protocol) ? undefined : `must be a PostgreSQL URL (postgres://user:password@host:port/database), not ${parsed.protocol}//…`;
+}
+
+const hostOf = (url: string): string => {
+  const { hostname, port } = new URL(url);
+  return `${hostname || 'localhost'}:${port || 5432}`;
+};
 
 export function main(argv: string[], env: Env = process.env): Promise<number> {
   omitSqliteExperimentalWarning(); // stderr is the request log (node-warnings.ts)

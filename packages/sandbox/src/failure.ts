@@ -26,5 +26,5 @@ export function databaseUnavailable(err: unknown): Failure | undefined {
     /^(57P0[123]|08...)$/.test(code) || // PostgreSQL: shutting down, crashed, starting up; connection exceptions
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
     /Connection terminated|not queryable|timeout exceeded when trying to connect/.test(String(e?.message ?? ''));
-  return unreachable ? new Failure('temporarily_unavailable', 'The sandbox cannot reach its database right now. Retry later with the same Idempotency-Key; the outcome is unresolved until then.') : undefined;
+  return unreachable ? new Failure('temporarily_unavailable', 'The sandbox cannot reach its database right now. Retry later (a POST with the same Idempotency-Key: its outcome is unresolved until then).') : undefined;
 }

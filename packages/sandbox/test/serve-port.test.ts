@@ -52,3 +52,33 @@ describe('a busy port', () => {
     }
   });
 });
+
+describe('--database-url', () => {
+  const run = async (argv: string[]) => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await main(argv, {});
+      return { code, said: stderr.mock.calls.map(([text]) => String(text)).join('') };
+    } finally {
+      stderr.mockRestore();
+    }
+  };
+
+  it('that is not a PostgreSQL URL is a usage error (exit 2), without echoing the URL', async () => {
+    const other = await run(['--port', '0', '--database-url', 'mysql://user:secret@127.0.0.1/db']);
+    expect(other.code).toBe(2);
+    expect(other.said).toContain('--database-url must be a PostgreSQL URL (postgres://user:password@host:port/database), not mysql://');
+    expect(other.said).not.toContain('secret');
+    expect((await run(['--port', '0', '--database-url', 'notaurl'])).said).toContain('--database-url is not a URL');
+  });
+
+  it('whose server cannot be reached stops with exit 1, naming the server', async () => {
+    const closed = createServer().listen(0, '127.0.0.1'); // a port nothing listens on once closed: refused at once
+    await once(closed, 'listening');
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await run(['--port', '0', '--database-url', `postgres://sandbox@127.0.0.1:${port}/none`]);
+    expect(refused.code).toBe(1);
+    expect(refused.said).toContain(`payments-sandbox: cannot reach the PostgreSQL server at 127.0.0.1:${port} (`);
+  });
+});

@@ -52,3 +52,13 @@ it('recipient uniqueness holds across instances: 20 concurrent creations of one 
   const created = replies.find((r) => r.status === 201)!.body;
   expect(await a.store.transaction((tx) => tx.findActiveRecipientByNickname(org.id, 'Race'))).toMatchObject({ id: created.id });
 });
+
+it('instances starting together on one database make one demo organization (its id decides, not a lookup by name)', async () => {
+  const { demoOrganization, DEMO_NAME } = await import('../src/demo-organization.ts');
+  const { generateApiKey } = await import('../src/keys.ts');
+  const keys = await Promise.all([a, b, a, b].map((s) => demoOrganization(s, generateApiKey())));
+  const demos = (await a.store.transaction((tx) => tx.listOrganizations())).filter((o) => o.name === DEMO_NAME);
+  expect(demos).toHaveLength(1);
+  // Every key printed is one of that organization.
+  for (const key of keys) expect((await call(b.url, 'GET', '/v1/banking/balance', { key })).status).toBe(200);
+});

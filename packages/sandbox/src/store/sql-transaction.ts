@@ -127,7 +127,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
 
   const tx: Transaction = {
     pipelined: send !== undefined,
-    insertOrganization: (o) => run(ORGANIZATIONS.insert, ORGANIZATIONS.values(o)),
+    insertOrganization: async (o) => void (await guarded(ORGANIZATIONS.insert, ORGANIZATIONS.values(o))),
     getOrganization: (id) => first(ORGANIZATIONS, 'SELECT * FROM organizations WHERE id = $1', [id]),
     updateOrganization: (id, patch) => update(ORGANIZATIONS, 'id = $1', [id], patch),
     listOrganizations: () => all(ORGANIZATIONS, 'SELECT * FROM organizations ORDER BY created_at, seq'),

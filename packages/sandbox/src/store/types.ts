@@ -10,6 +10,7 @@ export type { ApiKeyRecord, FaultKind, FaultRecord, IdempotencyRecord, Organizat
 export interface Transaction {
   /** Whether statements asked for together reach the database together (PostgreSQL's pipeline): reads worth starting early. */
   readonly pipelined: boolean;
+  /** An id another organization has throws a ConstraintViolation. */
   insertOrganization(org: Organization): Promise<void>;
   getOrganization(id: string): Promise<Organization | undefined>;
   updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'createdAt' | 'clockMs'>>): Promise<Organization | undefined>;
