@@ -28,6 +28,8 @@ export interface PrismOptions {
   port?: number;
   /** `--errors`: request/response violations produce error responses. Default: false for mock, true for proxy. */
   errors?: boolean;
+  /** Mock only: Prism's own CORS headers, as plain `prism mock` adds them (default false, as payments-mock). */
+  cors?: boolean;
   /** `'mock'` (default) or `{ proxy: upstreamUrl }`. */
   mode?: 'mock' | { proxy: string };
   /** The document Prism serves; by default dist/prism/openapi.json, derived from the bundle by the build. */
@@ -103,7 +105,7 @@ async function launch(spec: string, port: number, opts: PrismOptions): Promise<P
   const errors = opts.errors ?? mode !== 'mock';
   const args =
     mode === 'mock'
-      ? ['--import', VALIDATOR_HOOK, PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port), ...PRISM_MOCK_FLAGS]
+      ? ['--import', VALIDATOR_HOOK, PRISM_CLI, 'mock', spec, '-h', HOST, '-p', String(port), ...(opts.cors ? [] : PRISM_MOCK_FLAGS)]
       : ['--import', VALIDATOR_HOOK, PRISM_CLI, 'proxy', spec, mode.proxy, '-h', HOST, '-p', String(port)];
   if (errors) args.push('--errors');
 

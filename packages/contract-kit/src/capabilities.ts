@@ -36,10 +36,11 @@ export const MISSING_BECAUSE: Record<CapabilityName, string> = {
   answersMalformedJson: 'the target never answers a malformed JSON body (Prism)',
   exactDecimals: 'the target divides multipleOf in binary floating point (Prism)',
   ownProblemJson: 'the target answers with the API error body only',
-  ownCors: "the target adds CORS headers of its own (Prism's --cors, on by default)",
+  ownCors: "the target adds CORS headers of its own (plain Prism's --cors, on by default; payments-mock turns it off)",
 };
 
-export function capabilitiesOf(target: Target, admin: boolean, otherKey = false): Capabilities {
+/** `addsCors`: a Prism target adds CORS headers of its own (plain `prism mock`; `payments-mock` does not). */
+export function capabilitiesOf(target: Target, admin: boolean, otherKey = false, addsCors = true): Capabilities {
   const server = target === 'server';
-  return { stateful: server, keyLookup: server, admin: server && admin, otherOrganization: server && (admin || otherKey), answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server, ownCors: server };
+  return { stateful: server, keyLookup: server, admin: server && admin, otherOrganization: server && (admin || otherKey), answersMalformedJson: server, exactDecimals: server, ownProblemJson: !server, ownCors: server || !addsCors };
 }

@@ -15,7 +15,7 @@ import { propertySeed } from './properties.ts';
 import { silentProgress, type Progress } from './progress.ts';
 import { selectChecks, type CheckEnv } from './registry.ts';
 import { loadApi, type OperationModel } from './spec-model.ts';
-import { detectTarget, keyRefusal, UnreachableError } from './target.ts';
+import { detectTarget, keyRefusal, prismAddsCors, UnreachableError } from './target.ts';
 import type { CheckResult, Report, RunOptions } from './types.ts';
 
 export const TOOL = '@payments/contract-kit';
@@ -85,8 +85,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     notes.push('target: a server (its admin API answered the token)');
   } else if (options.target === 'auto') {
     try {
-      const { onRequest: _counted, ...quiet } = transport; // detection requests belong to no check
-      const detected = await detectTarget(api, quiet, options.apiKey);
+      const detected = await detectTarget(api, quietTransport(transport), options.apiKey);
       target = detected.target;
       notes.push(detected.note);
     } catch (err) {
@@ -100,7 +99,8 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     notes.push(`target: ${target} (--target)`);
   }
   const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
-  const caps = capabilitiesOf(target, admin !== undefined, options.otherApiKey !== undefined);
+  const addsCors = target === 'prism' ? await prismAddsCors(api, quietTransport(transport), options.apiKey) : false;
+  const caps = capabilitiesOf(target, admin !== undefined, options.otherApiKey !== undefined, addsCors);
   if (caps.ownProblemJson) {
     notes.push("refusals: only their status is checked; the code a broken constraint documents (its x-error-code) is not compared, because Prism answers its own validation (invalid_request, or its problem+json)");
   }
@@ -133,6 +133,13 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
       tasks.push({ name: `${op.operationId} › ${def.title}`, run: () => def.run(context, op, env) });
     }
   }
+  if (tasks.length === 0 && (options.checks?.length ?? 0) > 0) {
+    // Every check asked for by name is not applicable here: a run that checked nothing does not pass.
+    const check = new CheckRecorder('(selection)', 'applicable', 'a check selected with --checks applies to the target');
+    const why = [...new Set(notApplicable.map((n) => `${n.check}: ${n.reason}`))].join('; ');
+    check.add([{ severity: 'failure', rule: 'not-applicable', message: `none of the checks selected (--checks ${options.checks!.join(',')}) applies to this target, so nothing was checked (${why || 'no selected operation has them'})` }]);
+    return report([check.result()], target);
+  }
   progress.begin(tasks.length);
   const checks: CheckResult[] = [];
   try {
@@ -149,6 +156,12 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     progress.end();
   }
   return report(checks, target);
+}
+
+/** The transport without the coverage hook: requests that belong to no check (detection, capability probes). */
+function quietTransport(transport: Transport): Transport {
+  const { onRequest: _counted, ...quiet } = transport;
+  return quiet;
 }
 
 async function reachableAdmin(transport: Transport, token: string, notes: string[]): Promise<AdminClient | undefined> {

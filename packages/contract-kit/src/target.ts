@@ -30,6 +30,18 @@ export async function detectTarget(api: ApiModel, transport: Transport, apiKey: 
 
 
 /**
+ * Whether a Prism mock adds CORS headers of its own (`prism mock`'s --cors, on by default): one read with an
+ * Origin. `payments-mock` runs Prism with --cors=false, so its answers are the contract's (no CORS) and the
+ * `cors` check can run against it.
+ */
+export async function prismAddsCors(api: ApiModel, transport: Transport, apiKey: string): Promise<boolean> {
+  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0);
+  if (!read) return true;
+  const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: apiKey, origin: 'https://contract-kit.invalid' } });
+  return Boolean(ex.response?.headers.get('access-control-allow-origin'));
+}
+
+/**
  * Why a server refuses the run's own key, or undefined: a plain read with it answered 401 with one of the
  * codes the spec gives that read's 401 (a mistyped --api-key). Every check would then meet the same answer
  * and read it as a contract failure, after pacing for up to --max-wait-s; the run stops first instead.

@@ -36,19 +36,38 @@ describe('the kit against the Prism mock', () => {
 
   it('lists the checks Prism cannot answer as not applicable, each with the capability it lacks, never silently', () => {
     const reasons = new Map(report.notApplicable.map((n) => [`${n.operationId}/${n.check}`, n.reason]));
-    for (const id of ['createTransfer/idempotent-replay', 'createTransfer/idempotency-conflict', 'createCheckoutProduct/idempotent-replay', 'getBankingBalance/auth-unknown-key', 'createRecipient/resource-chain', 'createCheckoutProduct/concurrent-key', 'getTransfer/cors']) {
+    for (const id of ['createTransfer/idempotent-replay', 'createTransfer/idempotency-conflict', 'createCheckoutProduct/idempotent-replay', 'getBankingBalance/auth-unknown-key', 'createRecipient/resource-chain', 'createCheckoutProduct/concurrent-key']) {
       expect(reasons.get(id), id).toMatch(/Prism/);
     }
     expect(report.checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
     expect(report.verdict).toBe('passed');
   });
 
-  it('still runs the probes Prism can answer (no key, Bearer)', () => {
+  it('still runs the probes Prism can answer (no key, Bearer), and CORS: the mock runs Prism without its own', () => {
     expect(check(report, 'createTransfer/auth-no-key').status).toBe('passed');
     expect(check(report, 'getBankingBalance/auth-bearer').status).toBe('passed');
+    expect(check(report, 'getTransfer/cors').status).toBe('passed');
+    expect(report.notes.join('\n')).toMatch(/refusals: only their status is checked/);
   });
 
   it('keeps Prism quirks as warnings, not failures', () => {
     for (const w of warnings(report).filter((x) => x.rule === 'prism')) expect(w.message).toMatch(/Prism/);
+  });
+});
+
+describe('plain Prism, with its own CORS (prism mock --cors, on by default)', () => {
+  let plain: PrismServer;
+  beforeAll(async () => {
+    plain = await startPrism({ cors: true });
+  });
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('cors is not applicable, and a run of --checks cors alone does not pass on nothing', async () => {
+    const run = await runKit({ baseUrl: plain.url, apiKey: 'svc_live_prismmockkey000000000000', checks: ['cors'] });
+    expect(run.notApplicable.find((n) => n.check === 'cors')?.reason).toMatch(/CORS headers of its own/);
+    expect(run.verdict).toBe('failed');
+    expect(check(run, '(selection)/applicable').failures[0]?.message).toMatch(/none of the checks selected \(--checks cors\) applies to this target, so nothing was checked \(cors: the target adds CORS headers/);
   });
 });
