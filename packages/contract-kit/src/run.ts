@@ -107,11 +107,11 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes, progress);
   if (!organizationId && target === 'server') {
     const refused = await keyRefusal(api, transport, keys);
-    if (refused) throw new UsageError(refused);
+    if (refused) throw new UsageError(`the server refused the API key: ${refused}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`);
   }
   if (options.otherApiKey && target === 'server') {
-    const refused = await keyRefusal(api, transport, new KeyPool({ primary: options.otherApiKey, maxWaitMs: 0 }), '--other-api-key');
-    if (refused) throw new UsageError(refused);
+    const refused = await keyRefusal(api, transport, new KeyPool({ primary: options.otherApiKey, maxWaitMs: 0 }));
+    if (refused) throw new UsageError(`the server refused the key of --other-api-key: ${refused}; nothing was run. Check --other-api-key (a key this server issued to another organization)`);
   }
   ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId, otherApiKey: options.otherApiKey });
   const env: CheckEnv = {

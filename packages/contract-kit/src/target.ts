@@ -10,8 +10,11 @@ import type { ApiModel } from './spec-model.ts';
 
 export class UnreachableError extends Error {}
 
+/** A read that takes no parameter (the balance): what the target's probes send. */
+const plainRead = (api: ApiModel) => api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0);
+
 export async function detectTarget(api: ApiModel, transport: Transport, apiKey: string): Promise<{ target: Target; note: string }> {
-  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0) ?? api.operations.find((o) => o.method === 'GET');
+  const read = plainRead(api) ?? api.operations.find((o) => o.method === 'GET');
   if (!read) return { target: 'server', note: 'target: assumed a server (the spec has no read to probe with)' };
   let path = read.path;
   for (const p of read.pathParams) path = path.replace(`{${p.name}}`, 'contract-kit-probe');
@@ -35,25 +38,24 @@ export async function detectTarget(api: ApiModel, transport: Transport, apiKey: 
  * `cors` check can run against it.
  */
 export async function prismAddsCors(api: ApiModel, transport: Transport, apiKey: string): Promise<boolean> {
-  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0);
+  const read = plainRead(api);
   if (!read) return true;
   const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: apiKey, origin: 'https://contract-kit.invalid' } });
   return Boolean(ex.response?.headers.get('access-control-allow-origin'));
 }
 
 /**
- * Why a server refuses the run's own key, or undefined: a plain read with it answered 401 with one of the
- * codes the spec gives that read's 401 (a mistyped --api-key). Every check would then meet the same answer
- * and read it as a contract failure, after pacing for up to --max-wait-s; the run stops first instead.
+ * How a server refuses a key, or undefined: a plain read with it answered 401 with one of the codes the spec
+ * gives that read's 401 (`GET /v1/banking/balance with it answered 401 invalid_api_key`). A mistyped key
+ * would otherwise meet every check as the same answer, read as a contract failure after pacing for up to
+ * --max-wait-s: the run stops first instead (run.ts says which option to check).
  */
-export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool, option = '--api-key'): Promise<string | undefined> {
-  const read = api.operations.find((o) => o.method === 'GET' && o.pathParams.length === 0 && o.secured);
-  const codes = read?.codes.get(401);
+export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool): Promise<string | undefined> {
+  const read = plainRead(api);
+  const codes = read?.secured ? read.codes.get(401) : undefined;
   if (!read || !codes) return undefined;
   const key = await keys.take(rateLimitsOf(api, read));
   const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
   const code = ex.response?.status === 401 ? errorCodeOf(ex.response) : undefined;
-  if (code === undefined || !codes.has(code)) return undefined;
-  if (option !== '--api-key') return `the server refused the key of ${option}: GET ${read.path} with it answered 401 ${code}; nothing was run. Check ${option} (a key this server issued to another organization)`;
-  return `the server refused the API key: GET ${read.path} with it answered 401 ${code}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`;
+  return code !== undefined && codes.has(code) ? `GET ${read.path} with it answered 401 ${code}` : undefined;
 }

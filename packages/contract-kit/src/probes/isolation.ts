@@ -1,6 +1,6 @@
 // Organization isolation (the organization comes from the key, sections 1 and 5): a second organization,
-// made through the admin API or given as --other-api-key (a staging server has no admin API), follows the same links with the first organization's resources: it must not
-// see them. A lookup of a foreign id, or a transfer to a foreign recipient, must be refused with a documented
+// made through the admin API or given as --other-api-key (a staging server has no admin API), follows the
+// same links with the first organization's resources: it must not see them. A lookup of a foreign id, or a transfer to a foreign recipient, must be refused with a documented
 // 4xx (the spec's 404 `banking_transfer_not_found` / `recipient_not_found`), never answered with the resource.
 import { CheckRecorder } from '../check-result.ts';
 import { checkResponse, errorCodeOf, label, snippet } from '../checks/response.ts';
