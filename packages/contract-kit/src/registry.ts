@@ -44,7 +44,10 @@ export interface CheckDefinition {
   run(ctx: KitContext, op: OperationModel, env: CheckEnv): Promise<CheckResult | undefined>;
 }
 
-const property = (env: CheckEnv, op: OperationModel, id: string) => ({ seed: env.seed(op, id), runs: env.options.runs, timeLimitMs: env.timeLimitMs });
+/** The checks that generate `--runs` requests per operation (fast-check properties). */
+export const PROPERTY_CHECKS: readonly string[] = ['valid', 'invalid'];
+
+const property = (env: CheckEnv, op: OperationModel, id: (typeof PROPERTY_CHECKS)[number]) => ({ seed: env.seed(op, id), runs: env.options.runs, timeLimitMs: env.timeLimitMs });
 
 /** The first read without path parameters: where once-per-run probes go. */
 const firstRead = (env: CheckEnv) => env.selected.find((o) => o.method === 'GET' && o.pathParams.length === 0) ?? env.selected[0];

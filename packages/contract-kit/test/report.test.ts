@@ -68,6 +68,12 @@ describe('summary', () => {
     expect(text).toMatch(/^getTransfer\s+1\s+0\s+0\s+1\s+2\s+0$/m);
     expect(text).toMatch(/^TOTAL\s+12\s+1\s+1\s+1\s+3\s+4$/m);
   });
+  it('names the checks that ran, and the generated requests only when a property check ran', () => {
+    expect(text).toContain('  checks run: valid, idempotency-conflict, auth-revoked-key (5 generated requests per property: valid)');
+    const noProperty = renderSummary({ ...report, checks: report.checks.filter((c) => !c.id.endsWith('/valid')) });
+    expect(noProperty).toContain('  checks run: idempotency-conflict, auth-revoked-key\n');
+    expect(noProperty).not.toContain('generated requests');
+  });
   it('makes inconclusive answers visible, and says how to gate on them', () => {
     expect(text).toContain("INCONCLUSIVE: 4 answers were a documented 503 or the edge's 502/504");
     expect(text).toContain('gate with --strict-503');

@@ -1,6 +1,7 @@
 // The readable summary: a table per operation (requests, passed, failed, skipped, warnings, inconclusive
 // answers), then every failure with its curl reproduction, then the warnings (deduplicated, with their
 // x-assumed reasons), a note when answers were inconclusive, then the seed.
+import { PROPERTY_CHECKS } from '../registry.ts';
 import type { CheckResult, Report } from '../types.ts';
 
 interface Row {
@@ -42,7 +43,8 @@ export function renderSummary(report: Report): string {
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
 
   const lines: string[] = [];
-  lines.push(`Contract run against ${report.baseUrl} (${report.target === 'prism' ? "Prism's mock" : 'server'}), ${report.runs} generated requests per property, ${(report.durationMs / 1000).toFixed(1)} s`);
+  lines.push(`Contract run against ${report.baseUrl} (${report.target === 'prism' ? "Prism's mock" : 'server'}), ${(report.durationMs / 1000).toFixed(1)} s`);
+  lines.push(`  checks run: ${checksRun(report)}`);
   for (const note of report.notes) lines.push(`  ${note}`);
   lines.push('');
   lines.push(fmt(header), rule, ...cells.slice(0, -1).map(fmt), rule, fmt(cells[cells.length - 1]!));
@@ -101,6 +103,14 @@ function failureLines(check: CheckResult): string[] {
     out.push(`      minimal request (after ${c.numRuns} runs, ${c.numShrinks} shrinks):`, `      ${c.curl}`);
   }
   return out;
+}
+
+/** The checks that ran, by id in run order; the properties' generated requests named only when one ran. */
+function checksRun(report: Report): string {
+  const ids = [...new Set(report.checks.map((c) => c.id.slice(c.id.indexOf('/') + 1)))];
+  const properties = ids.filter((id) => PROPERTY_CHECKS.includes(id));
+  const runs = properties.length ? ` (${report.runs} generated requests per property: ${properties.join(', ')})` : '';
+  return ids.length ? `${ids.join(', ')}${runs}` : 'none';
 }
 
 const sum = (rows: Row[], key: keyof Omit<Row, 'name'>) => rows.reduce((n, r) => n + r[key], 0);
