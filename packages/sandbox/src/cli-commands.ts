@@ -13,6 +13,8 @@ export interface OptionSpec {
   value?: string;
   help: string;
   required?: boolean;
+  /** The request body's field the option sets, when it is not the option's name (a refusal naming it names the option). */
+  field?: string;
 }
 
 export interface AdminRequest {
@@ -83,7 +85,7 @@ const ORG_FLAGS = {
 
 const ORG_OPTIONS: Record<string, OptionSpec> = {
   name: { type: 'string', value: 'NAME', help: 'display name' },
-  ...Object.fromEntries(Object.entries(ORG_FLAGS).map(([flag, [, help]]) => [flag, { type: 'boolean', help } satisfies OptionSpec])),
+  ...Object.fromEntries(Object.entries(ORG_FLAGS).map(([flag, [field, help]]) => [flag, { type: 'boolean', help, field } satisfies OptionSpec])),
   funding: { type: 'string', multiple: true, value: 'CUR=AMOUNT,…', help: 'opening balance per currency, e.g. BRL=1000.00,USD=50' },
 };
 
@@ -174,7 +176,7 @@ export const COMMANDS: readonly Command[] = [
     args: ['ORG'],
     options: {
       nickname: { type: 'string', value: 'NICKNAME', help: 'the recipient\'s nickname', required: true },
-      address: { type: 'string', value: '0x…', help: 'destination wallet address, 0x and 40 hex digits', required: true },
+      address: { type: 'string', value: '0x…', help: 'destination wallet address, 0x and 40 hex digits', required: true, field: 'destinationAddress' },
       active: { type: 'boolean', help: 'activate it at once' },
     },
     examples: ['wallet-recipient create $ORG --nickname "Treasury wallet" --address 0x52908400098527886E0F7030069857D2E4169EE7 --active'],
@@ -222,7 +224,7 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Decide what the next createTransfer with an unresolved attempt\'s Idempotency-Key gets.',
     args: ['ORG'],
     options: {
-      key: { type: 'string', value: 'IDEMPOTENCY_KEY', help: 'the attempt\'s Idempotency-Key', required: true },
+      key: { type: 'string', value: 'IDEMPOTENCY_KEY', help: 'the attempt\'s Idempotency-Key', required: true, field: 'idempotencyKey' },
       resolution: { type: 'string', value: 'RESOLUTION', help: 'what the retry gets', required: true },
     },
     notes: `RESOLUTION is one of: ${ATTEMPT_RESOLUTIONS.join(', ')} (pending_review: 409 banking_transfer_attempt_pending_review again).`,
@@ -239,12 +241,12 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Make the next COUNT requests to a public operation meet a fault.',
     args: [],
     options: {
-      operation: { type: 'string', value: 'OPERATION_ID', help: 'the public operation', required: true },
+      operation: { type: 'string', value: 'OPERATION_ID', help: 'the public operation', required: true, field: 'operationId' },
       kind: { type: 'string', value: 'KIND', help: 'what the requests meet', required: true },
       count: { type: 'string', value: 'COUNT', help: 'how many requests meet it (1–100000)', required: true },
-      org: { type: 'string', value: 'ORG', help: 'only this organization\'s requests (default: every organization\'s)' },
+      org: { type: 'string', value: 'ORG', help: 'only this organization\'s requests (default: every organization\'s)', field: 'organizationId' },
       commit: { type: 'boolean', help: 'edge_502/edge_504: do and commit the action before answering' },
-      'retry-after': { type: 'string', value: 'SECONDS', help: 'provider_rate_limited: the Retry-After value (0–3600, default 1)' },
+      'retry-after': { type: 'string', value: 'SECONDS', help: 'provider_rate_limited: the Retry-After value (0–3600, default 1)', field: 'retryAfterSeconds' },
       resolution: { type: 'string', value: 'RESOLUTION', help: 'unavailable/pending_review on createTransfer: what the retry with the same key yields (default pending)' },
     },
     notes: [
@@ -316,7 +318,7 @@ export const COMMANDS: readonly Command[] = [
     operationId: 'advanceClock',
     summary: "Move an organization's clock forward (a clock on real time is frozen at now first).",
     args: ['ORG'],
-    options: { ms: { type: 'string', value: 'MILLISECONDS', help: 'how far (0–31536000000)', required: true } },
+    options: { ms: { type: 'string', value: 'MILLISECONDS', help: 'how far (0–31536000000)', required: true, field: 'milliseconds' } },
     examples: ['clock advance $ORG --ms 60000'],
     build: ([org], values) => ({ method: 'POST', path: `/admin/organizations/${seg(org!)}/clock/advance`, body: { milliseconds: int(values, 'ms') } }),
   },

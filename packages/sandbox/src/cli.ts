@@ -254,6 +254,15 @@ function httpFailure(status: number, statusText: string, text: string): string {
   return `${status}${statusText ? ` ${statusText}` : ''}${text ? `: ${oneLine(text, 200)}` : ' (no body)'}`;
 }
 
+/** A refusal's `Body /field…` (the admin API names the request body's fields) as the option that set it. */
+export function namingOptions(message: string, command: Command): string {
+  const optionOf = (field: string) => Object.entries(command.options).find(([name, spec]) => (spec.field ?? name) === field)?.[0];
+  return message.replace(/\bBody \/([A-Za-z]+)(\/\S*)?/g, (whole, field: string, rest: string | undefined) => {
+    const option = optionOf(field);
+    return option === undefined ? whole : `--${option}${rest ? ` (at ${rest})` : ''}`;
+  });
+}
+
 /** Sends the planned request; resolves with the parsed JSON body (undefined for an empty 2xx), or throws RequestError. */
 export async function send(call: Extract<Plan, { kind: 'call' }>, fetchImpl: typeof fetch = fetch): Promise<unknown> {
   const { request } = call;
@@ -300,7 +309,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       io.stdout.write(planned.text);
       return 0;
     }
-    const result = await send(planned, io.fetch);
+    const result = await send(planned, io.fetch).catch((err: unknown) => {
+      throw err instanceof RequestError ? new RequestError(namingOptions(err.message, planned.command)) : err;
+    });
     if (result !== undefined) io.stdout.write(`${io.stdout.isTTY ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

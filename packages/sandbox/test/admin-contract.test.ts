@@ -223,6 +223,17 @@ describe('the CLI command table', () => {
     expect([...ATTEMPT_RESOLUTIONS]).toEqual(enumOf('AttemptResolution'));
   });
 
+  it('names, for every option that sets a body field, a property of the operation\'s request body (a refusal naming the field names the option)', () => {
+    for (const command of COMMANDS) {
+      const op = adminOperations.find((o) => o.operationId === command.operationId)!;
+      const body = deref(doc, op.operation.requestBody ?? null);
+      const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
+      const schema = isObject(media) ? deref(doc, media.schema ?? null) : undefined;
+      const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
+      for (const [name, spec] of Object.entries(command.options)) expect(properties, `${command.words.join(' ')} --${name}`).toContain(spec.field ?? name);
+    }
+  });
+
   it('has a sample for every command', () => {
     expect(Object.keys(SAMPLES).sort()).toEqual(COMMANDS.map((c) => c.operationId).sort());
   });
@@ -360,7 +371,10 @@ describe('CLI output', () => {
 
     const invalid = io(() => json(400, { error: 'Body /count must be <= 100000.', code: 'invalid_request', requestId: 'r-2' }));
     expect(await run(['fault', 'add', '--operation', 'createTransfer', '--kind', 'unavailable', '--count', '200000'], invalid.io)).toBe(1);
-    expect(invalid.stderr.join('')).toBe('error: 400 invalid_request: Body /count must be <= 100000. [requestId r-2]\n');
+    expect(invalid.stderr.join('')).toBe('error: 400 invalid_request: --count must be <= 100000. [requestId r-2]\n');
+    const nested = io(() => json(400, { error: 'Body /funding/BRL must match pattern "x". Body /other is unknown.', code: 'invalid_request', requestId: 'r-3' }));
+    expect(await run(['org', 'create', '--funding', 'BRL=abc'], nested.io)).toBe(1);
+    expect(nested.stderr.join('')).toBe('error: 400 invalid_request: --funding (at /BRL) must match pattern "x". Body /other is unknown. [requestId r-3]\n');
   });
 
   it('reports a non-JSON error, an unreachable server and a bad command line as one line each', async () => {
