@@ -32,7 +32,9 @@ const DEFECTS = {
       const res = await env.forward(req);
       if (!is(req, 'POST', RECIPIENTS) || codeOf(res) !== 'recipient_nickname_already_exists') return res;
       const body = parse(req.body);
-      const created = await env.forward({ ...req, body: JSON.stringify({ ...body, nickname: `${body.nickname} (2)` }) });
+      // Under a key of its own: the refusal is the first key's result, and a re-send under it replays it.
+      const headers = { ...req.headers, 'idempotency-key': `${String(req.headers['idempotency-key'])}-2` };
+      const created = await env.forward({ ...req, headers, body: JSON.stringify({ ...body, nickname: `${body.nickname} (2)` }) });
       return { ...created, body: JSON.stringify({ ...parse(created.body), nickname: body.nickname }) };
     },
   },

@@ -373,6 +373,80 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
       });
     });
 
+    describe('a refusal under an Idempotency-Key (the key\'s original result, rule 3)', () => {
+      it('a transfer the operation refused: the same request replays the refusal, another amount or recipient is a conflict, the key never pays', async () => {
+        const { org, key } = await admin.org({ funding: { BRL: '1000000.00' } });
+        const recipient = await pixRecipient(key);
+        const idem = unique('order');
+        const missing = await transfer(key, 'rcp_missing', '10.00', idem);
+        expectError(missing, 'recipient_not_found');
+        const replay = await transfer(key, 'rcp_missing', 10, idem);
+        expect(replay.status).toBe(404);
+        expect(replay.body).toEqual(missing.body); // the original answer, its requestId included
+        expectError(await transfer(key, recipient.id, '10.00', idem), 'banking_transfer_idempotency_conflict');
+
+        const quoteKey = unique('order');
+        expectError(await transfer(key, recipient.id, testValue('pix_quote_rejected').value, quoteKey), 'pix_quote_rejected');
+        expectError(await transfer(key, recipient.id, '10.00', quoteKey), 'banking_transfer_idempotency_conflict');
+        const journal = await admin.req('GET', `/organizations/${org.id}/journal`);
+        const replayed = journal.entries.filter((e: any) => e.idempotencyKey === idem);
+        expect(replayed.map((e: any) => [e.status, e.code])).toEqual([[404, 'recipient_not_found'], [404, 'recipient_not_found'], [409, 'banking_transfer_idempotency_conflict']]);
+        const balances = (await api('GET', '/v1/banking/balance', { key })).body.balances;
+        expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('1000000.00');
+      });
+
+      it('the retry of an unresolved transfer that the operation refuses closes the attempt with that refusal', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        await admin.fault({ operationId: 'createTransfer', kind: 'unavailable', count: 1, organizationId: org.id, resolution: 'completed' });
+        const idem = unique('order');
+        expectError(await transfer(key, recipient.id, '5.00', idem), 'temporarily_unavailable');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/deactivate`);
+        const refused = await transfer(key, recipient.id, '5.00', idem);
+        expectError(refused, 'recipient_not_found');
+        await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/activate`);
+        expect((await transfer(key, recipient.id, '5.00', idem)).body).toEqual(refused.body);
+        const balances = (await api('GET', '/v1/banking/balance', { key })).body.balances;
+        expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('10000.00');
+      });
+
+      it('cards and recipients: the refusal is replayed, whatever changed since (a new payment needs a new key)', async () => {
+        const { org, key } = await admin.org();
+        const card = unique('card');
+        const terms = await api('POST', '/v1/cards', { key, idem: card, body: {} });
+        expectError(terms, 'authorized_user_terms_required');
+        await admin.update(org.id, { cardTermsAccepted: true });
+        expect((await api('POST', '/v1/cards', { key, idem: card, body: {} })).body).toEqual(terms.body);
+        expect((await api('POST', '/v1/cards', { key, idem: unique('card'), body: {} })).status).toBe(201);
+
+        const taken = await pixRecipient(key);
+        const idem = unique('rcp');
+        const clash = await api('POST', '/v1/banking/recipients', { key, idem, body: { rail: 'brl_pix', nickname: taken.nickname, pixKey: `${unique('x')}@example.com` } });
+        expectError(clash, 'recipient_nickname_already_exists');
+        const renamed = await api('POST', '/v1/banking/recipients', { key, idem, body: { rail: 'brl_pix', nickname: unique('Other'), pixKey: `${unique('x')}@example.com` } });
+        expect(renamed.body).toEqual(clash.body); // rule 4: a different request under the key gets the original response
+      });
+
+      it('what is refused before the operation runs (its product off, a body the spec refuses) leaves the key free', async () => {
+        const { org, key } = await admin.org();
+        const recipient = await pixRecipient(key);
+        const idem = unique('order');
+        expectError(await transfer(key, recipient.id, 'abc', idem), 'invalid_request');
+        await admin.update(org.id, { banking: false });
+        expectError(await transfer(key, recipient.id, '3.00', idem), 'banking_api_access_not_enabled');
+        await admin.update(org.id, { banking: true });
+        expect((await transfer(key, recipient.id, '3.00', idem)).status).toBe(201);
+      });
+
+      it('concurrent requests with one key that the operation refuses: one refusal, answered to all', async () => {
+        const { key } = await admin.org();
+        const idem = unique('order');
+        const replies = await Promise.all(Array.from({ length: 20 }, () => transfer(key, 'rcp_missing', '1.00', idem)));
+        for (const reply of replies) expectError(reply, 'recipient_not_found');
+        expect(new Set(replies.map((r) => r.body.requestId)).size).toBe(1);
+      });
+    });
+
     describe('cards', () => {
       it('authorized-user terms first; provider_rate_limited with Retry-After, then the same key works', async () => {
         const { org, key } = await admin.org();

@@ -111,6 +111,8 @@ async function api(p: Pipeline, req: IncomingMessage, res: ServerResponse, path:
   const outcome = await journaled(p, caller.organization.id, request, raw, res, line, (served) => run(p, req, params, raw, caller, request, line, served));
   if ('result' in outcome) {
     line.status = outcome.result.status;
+    const code = refusalCode(outcome.result);
+    if (code) line.code = code;
     sendJson(res, outcome.result.status, outcome.result.body);
   } else if (outcome.edge) {
     sendEdge(res, outcome.edge);
@@ -140,7 +142,7 @@ async function journaled(p: Pipeline, organizationId: string, request: Journaled
     });
   let outcome: Outcome;
   try {
-    outcome = await work((tx, result) => p.journal.inTransaction(tx, organizationId, entryOf({ status: res.destroyed ? null : result.status, body: result.body })));
+    outcome = await work((tx, result) => p.journal.inTransaction(tx, organizationId, entryOf({ status: res.destroyed ? null : result.status, code: refusalCode(result), body: result.body })));
   } catch (err) {
     request.body ??= parseLoosely(raw);
     await committed(entryOf(errorAnswer(p.contract, err)));
@@ -164,7 +166,8 @@ async function run(p: Pipeline, req: IncomingMessage, params: Record<string, str
 /** One transaction: a scheduled fault, or the operation under its key with its journal entry. */
 async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, served: JournalServed): Promise<Outcome> {
   const { org, op } = request;
-  const outcome = await onceWithKey(p.store, request, () =>
+  const answerOf = (failure: Failure): OperationResult => ({ status: p.contract.error(failure.code).status, body: errorBody(p.contract, failure, request.log.requestId) });
+  const outcome = await onceWithKey(p.store, request, answerOf, () =>
     p.store.transaction(
       async (tx): Promise<{ fault: FaultRecord } | { result: OperationResult }> => {
         const fault = faultPending ? await tx.takeFault(org.id, op.operationId) : undefined;
@@ -211,7 +214,7 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
   line.code = code;
   if (failure) {
     if (failure !== err) process.stderr.write(`sandbox: request ${line.requestId} answered ${status}: the database cannot be reached (${String(err)})\n`);
-    sendJson(res, status, { error: failure.detail ?? contract.error(code).meaning, code, requestId: line.requestId }, headers);
+    sendJson(res, status, errorBody(contract, failure, line.requestId), headers);
     return;
   }
   // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
@@ -219,6 +222,17 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
   // bug from the kit and have clients retry it forever.
   process.stderr.write(`sandbox: unexpected error for request ${line.requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
   sendJson(res, status, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code, requestId: line.requestId });
+}
+
+/** The shared error body of a documented failure (also what an Idempotency-Key keeps of a refusal, idempotency.ts). */
+function errorBody(contract: Contract, failure: Failure, requestId: string): { error: string; code: string; requestId: string } {
+  return { error: failure.detail ?? contract.error(failure.code).meaning, code: failure.code, requestId };
+}
+
+/** The code of a served result that is a refusal (one an Idempotency-Key replays), else undefined. */
+function refusalCode(result: OperationResult): string | undefined {
+  const code = result.status >= 400 ? (result.body as { code?: unknown } | null)?.code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function productEnabled(org: Organization, op: OperationContract): boolean {
