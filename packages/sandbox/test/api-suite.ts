@@ -159,6 +159,15 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { ...body, nickname: 'Other' } }), 'recipient_already_exists');
       });
 
+      it('a PIX key is a PIX recipient\'s: on a USD rail it is not kept, and takes no PIX recipient\'s key', async () => {
+        const { key } = await admin.org();
+        const pixKey = `${unique('shared')}@example.com`;
+        const ach = await api('POST', '/v1/banking/recipients', { key, idem: unique('r'), body: { rail: 'usd_ach', nickname: unique('Ach'), pixKey } });
+        expect(ach.status, ach.text).toBe(201);
+        expect(ach.body.pixKey).toBeUndefined();
+        expect((await pixRecipient(key, { pixKey })).pixKey).toBe(pixKey);
+      });
+
       it('the banking route can reject the details (test value)', async () => {
         const { key } = await admin.org();
         const value = testValue('recipient_partner_sync_failed').value;
@@ -489,6 +498,7 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         for (const amount of [0, -5, '37.456', 1.005, 'abc', 0.1 + 0.2, '12345678901234567']) expectError(await session(key, { amount }), 'invalid_checkout_session_amount');
         expectError(await session(key, { amount: '10.00', discountPercent: 5 }), 'checkout_session_pricing_conflict');
         expectError(await session(key, { amount: '10.00', paymentMethod: 'pix' }), 'checkout_pix_not_available');
+        expectError(await session(key, { amount: '10.00', paymentMethod: 'PIX' }), 'checkout_pix_not_available'); // however it is spelled
         await admin.update(org.id, { checkoutPix: true });
         const ok = await session(key, { amount: 0.07, paymentMethod: 'pix' });
         expect(ok.status).toBe(201);

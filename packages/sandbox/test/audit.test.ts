@@ -210,6 +210,13 @@ describe('a careless client: every rule it breaks, named', () => {
     }
   });
 
+  it('a retried checkout_pix_not_available is a warning on the spec\'s reading: the document gives that 503 no retry advice', async () => {
+    const scenario = scenarios.find((s) => s.name === 'checkout PIX not set up')!;
+    const [finding] = auditJournal(await journalOf(carelessPayer, scenario), rules, onePayment(scenario));
+    expect(finding).toMatchObject({ kind: 'retried_definite_answer', severity: 'warning', basis: 'assumed', assumptions: [{ pointer: '#/components/examples/checkout_pix_not_available/x-retryable' }] });
+    expect(finding!.assumptions![0]!.reason).toMatch(/no retry advice/);
+  });
+
   it('cites the rule that was broken, with the evidence: a new key after a temporary 503', async () => {
     const journal = await journalOf(carelessPayer, scenarios[0]!);
     const [newKey, tooSoon] = auditJournal(journal, rules, onePayment(scenarios[0]!));

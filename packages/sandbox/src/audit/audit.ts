@@ -202,13 +202,16 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
     if (repeated.length < 2) continue;
     const op = rules.operations.get(repeated[0]!.operationId)!;
     const known = op.codes.get(code);
-    const words = ((repeated[0]!.status ?? 0) >= 500 && definite5xxWords(code)) || PROVIDER.refusals;
+    const definite5xx = (repeated[0]!.status ?? 0) >= 500 ? definite5xxWords(code) : undefined;
     report(repeated[1]!.at, {
       kind: 'retried_definite_answer',
-      rule: { ...words, spec: known ? `error catalog: ${code}, x-retryable: false` : `status ${repeated[0]!.status} (a refusal)` },
+      rule: { ...(definite5xx ?? PROVIDER.refusals), spec: known ? `error catalog: ${code}, x-retryable: false` : `status ${repeated[0]!.status} (a refusal)` },
       detail: `the same payment was sent ${repeated.length} times and refused ${repeated.length} times with ${code}`,
       evidence: repeated.map(evidence),
       shouldHave: `Not repeat it: ${known?.action || 'the answer is definite; fix the request or the account, then send a corrected request under a new key'}`,
+      // A 5xx is "a temporary server or provider failure" in the document's words; that this one is not
+      // retried is the spec's reading (its x-retryable), so a retry of it is a warning, not a broken rule.
+      ...(definite5xx && { basis: 'assumed' as const, assumptions: [{ pointer: `#/components/examples/${code}/x-retryable`, reason: known?.action ?? 'the spec\'s reading' }] }),
     });
   }
   return findings.sort((a, b) => a.at - b.at).map((f) => f.finding);

@@ -61,7 +61,8 @@ export const createRecipient: OperationHandler = {
     if (address !== null && !validAddress(address)) throw new Failure('invalid_destination_address');
     if (nickname === testValue('recipient_partner_sync_failed').value) throw new Failure('recipient_partner_sync_failed');
     if (await activeNicknameTaken(tx, org.id, nickname)) throw new Failure('recipient_nickname_already_exists');
-    const pixKey = typeof body.pixKey === 'string' ? body.pixKey : null;
+    // A PIX key is a PIX recipient's (section 2); on another rail it is an unknown field, neither kept nor unique.
+    const pixKey = body.rail === 'brl_pix' && typeof body.pixKey === 'string' ? body.pixKey : null;
     if (pixKey !== null && (await tx.findRecipientByPixKey(org.id, pixKey))) throw new Failure('recipient_already_exists');
     const recipient: RecipientRecord = {
       id: newId('rcp'),

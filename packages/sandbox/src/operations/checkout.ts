@@ -13,11 +13,14 @@ export const createCheckoutProduct: OperationHandler = {
   },
 };
 
+/** PIX however it is written (`pix`, `PIX`): the document names the method, not its spelling (PaymentMethod's x-assumed). */
+const isPix = (method: unknown): boolean => typeof method === 'string' && method.toLowerCase() === 'pix';
+
 export const createCheckoutSession: OperationHandler = {
   fingerprint: (body) =>
     JSON.stringify([body.amount === undefined ? null : normalizeAmount(body.amount), body.discountPercent ?? null, body.paymentMethod ?? null]),
   async run({ tx, org, body, idempotencyKey, now, newId }) {
-    if (body.paymentMethod === 'pix' && !org.checkoutPix) throw new Failure('checkout_pix_not_available');
+    if (isPix(body.paymentMethod) && !org.checkoutPix) throw new Failure('checkout_pix_not_available');
     const session = compact({
       ...body,
       id: newId('cks'),

@@ -206,12 +206,12 @@ export type components = {
         };
         /**
          * Nickname
-         * @description Unique among the organization's active external recipients (`409 recipient_nickname_already_exists` otherwise).
+         * @description Unique among the organization's active external recipients (`409 recipient_nickname_already_exists` otherwise). Nicknames are compared exactly as sent, letter case and spaces included (assumed: the document does not say how they compare).
          */
         Nickname: string;
         /**
          * PixKey
-         * @description The recipient's PIX key. Within an organization, at most one recipient holds a PIX key, active or not (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed; the document says "a recipient with the same PIX key exists" and names no scope: the organization's is assumed).
+         * @description The recipient's PIX key. Within an organization, at most one recipient holds a PIX key, active or not (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed; the document says "a recipient with the same PIX key exists" and names no scope: the organization's is assumed). Keys are compared exactly as sent, letter case included (assumed: the document does not say how they compare). Only a PIX recipient holds one: on another rail the field is not kept.
          */
         PixKey: string;
         /**
@@ -381,7 +381,7 @@ export type components = {
         DiscountPercent: number;
         /**
          * PaymentMethod
-         * @description The selected payment method. `pix` is the only value the provider's document names; PIX needs the organization to be set up for it (`503 checkout_pix_not_available`).
+         * @description The selected payment method. `pix` is the only value the provider's document names (read in any letter case, `PIX` too); PIX needs the organization to be set up for it (`503 checkout_pix_not_available`).
          * @example pix
          */
         PaymentMethod: string;
