@@ -11,7 +11,7 @@ import { nextStepAfter, REFUSED } from './next-step.ts';
 import { policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
 import { deadlines, type SetTimer } from './deadlines.ts';
 import { attemptSignal, parseRetryAfter, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
-import { checkBody, checkIdempotencyKey } from './validate.ts';
+import { checkBody, checkIdempotencyKey, HEADER_EXACT } from './validate.ts';
 
 /** The spec's paths with the POSTs' Idempotency-Key header made optional: the client fills it in. */
 type KeyOptional<Op> = Op extends { parameters: { header: infer H } }
@@ -76,17 +76,26 @@ const inBrowser = ({ document, importScripts } = globalThis as { document?: unkn
   document !== undefined || typeof importScripts === 'function';
 
 export function createPaymentsClient(options: PaymentsClientOptions) {
-  if (inBrowser() && !options.dangerouslyAllowBrowser) {
-    throw new PaymentsError('API keys are server-only (see dangerouslyAllowBrowser)', REFUSED);
-  }
-  if (typeof options.apiKey !== 'string' || !options.apiKey) throw new PaymentsError('apiKey is required', REFUSED);
-  const api = createClient<ClientPaths>({ baseUrl: options.baseUrl, headers: { 'x-api-key': options.apiKey } });
+  const { apiKey, baseUrl } = options;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // Refused here, what would fail every call: Headers throws on a newline in the key; fetch fails on a URL
+  // without http(s) (a NetworkError, retried for minutes); timers take a number of ms up to 2^31-1 (about
+  // 24.8 days), else they fire at once (a string, 0, NaN, 2^31) or never.
+  const refused =
+    inBrowser() && !options.dangerouslyAllowBrowser
+      ? 'API keys are server-only (see dangerouslyAllowBrowser)'
+      : typeof apiKey !== 'string' || !HEADER_EXACT.test(apiKey)
+        ? 'invalid apiKey: printable ASCII, without outer spaces'
+        : !/^https?:$/.test(URL.parse(baseUrl)?.protocol!)
+          ? 'invalid baseUrl: not an absolute http(s) URL'
+          : typeof timeoutMs != 'number' || !(timeoutMs >= 1 && timeoutMs < 2 ** 31)
+            ? 'invalid timeoutMs'
+            : undefined;
+  if (refused) throw new PaymentsError(refused, REFUSED);
+  const api = createClient<ClientPaths>({ baseUrl, headers: { 'x-api-key': apiKey } });
   const baseFetch = options.fetch ?? ((request: Request, init?: { signal: AbortSignal }) => globalThis.fetch(request, init));
   const log = options.logger;
   const now = options.now ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  // Timers take at most 2^31-1 ms (about 24.8 days): a longer or non-numeric timeout would fire at once or never.
-  if (!(timeoutMs >= 1 && timeoutMs < 2 ** 31)) throw new PaymentsError('invalid timeoutMs', REFUSED);
   const runtime: Runtime = {
     fetch: baseFetch,
     sleep: options.sleep ?? sleep,
@@ -115,11 +124,11 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     const key: string | undefined =
       header && (idempotencyKey ?? header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey());
     const context: CallContext = { operationId, idempotencyKey: key, attempts: 0 };
-    if (header && key !== undefined) {
+    if (header) {
       checkIdempotencyKey(operationId, key, context);
       header['Idempotency-Key'] = key;
     }
-    const body = rest.body === undefined ? undefined : checkBody(operationId, rest.body, context);
+    const body = checkBody(operationId, rest.body, context); // undefined stays undefined
     if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
     // Every field from the start: one object shape for every call.
     const state: CallState = { caller, attempt: attemptSignal(runtime, caller), bodyText: undefined, status: undefined, abandon: undefined };
@@ -143,6 +152,8 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
         answered.then(resolve, reject);
       });
       if (!result.response.ok) throw toError(result.response, result.error, context, runtime.now());
+      // Every 2xx of this API has a JSON body: none (openapi-fetch's undefined) or null is no answer, like a cut-off one.
+      if ((result.data as unknown) == null) throw new ResponseError(result.response.status, undefined, context);
     } catch (raw) {
       // Raised while openapi-fetch read the body of the answer the loop returned (timeout, abort, not JSON):
       // made one of ours, so the caller keeps the key of a payment that may have been made.
@@ -165,8 +176,11 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   }
 
   return {
-    GET: <P extends PathsWith<'get'>>(path: P, ...init: {} extends Init<P, 'get'> ? [Init<P, 'get'>?] : [Init<P, 'get'>]) =>
-      call('GET', path, init[0]) as Promise<Result<Data<P, 'get'>>>,
+    // The init is optional where the operation needs none (a rest parameter for the types only).
+    GET: ((path: string, init?: Record<string, any>) => call('GET', path, init)) as <P extends PathsWith<'get'>>(
+      path: P,
+      ...init: {} extends Init<P, 'get'> ? [Init<P, 'get'>?] : [Init<P, 'get'>]
+    ) => Promise<Result<Data<P, 'get'>>>,
     POST: <P extends PathsWith<'post'>>(path: P, init: Init<P, 'post'>) => call('POST', path, init) as Promise<Result<Data<P, 'post'>>>,
   };
 }
@@ -176,8 +190,8 @@ export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
 /** The next step follows the spec, not the caller's policy: a status the caller chose not to retry may still succeed later. */
 function toError(response: Response, body: unknown, context: CallContext, now: number): PaymentsError {
   const { status } = response;
-  const json = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
-  if (!json && retryMode(specRetryOnFor(context.operationId), status, undefined) === 'backoff') return new EdgeError(status, context);
+  const json = body instanceof Object ? (body as Record<string, unknown>) : undefined; // parsed here: never of another realm
+  if (!json && retryMode(specRetryOnFor(context.operationId), status) === 'backoff') return new EdgeError(status, context);
   const code = text(json?.code) ?? `http_${status}`;
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
   return new ApiError(status, code, json, nextStepAfter(context.operationId, status, code), { ...context, retryAfterMs });

@@ -38,12 +38,11 @@ export class PaymentsError extends Error {
    */
   declare newKeySafe: boolean;
 
-  constructor(message: string, next: NextStep, context: ErrorContext = {}, options?: { cause?: unknown }) {
+  constructor(message: string, next: NextStep, context?: ErrorContext, options?: { cause?: unknown }) {
     super(message, options);
-    Object.assign(this, next); // mayRetrySameKey, newKeySafe
-    this.operationId = context.operationId;
-    this.idempotencyKey = context.idempotencyKey;
-    this.attempts = context.attempts ?? 0;
+    // mayRetrySameKey, newKeySafe; the call's ids and count (without a call, as when creation refuses an
+    // option: no ids, 0 attempts). A context holds its ids, the count and retryAfterMs: nothing of the request.
+    Object.assign(this, next, { operationId: undefined, idempotencyKey: undefined, attempts: 0 }, context);
   }
 
   /** The own enumerable fields (stack and cause are not: the cause may hold anything) and the message. */
@@ -77,7 +76,6 @@ export class ApiError<Op extends OperationId = OperationId> extends PaymentsErro
     this.status = status;
     this.code = code;
     this.requestId = text(body?.requestId);
-    this.retryAfterMs = context.retryAfterMs;
   }
 }
 

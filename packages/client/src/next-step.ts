@@ -40,9 +40,8 @@ export function nextStepAfter(operationId: string | undefined, status: number, c
   // A 5xx leaves the outcome unknown (section 7: never a new key), unless the catalog marks its code not
   // retryable: a definite answer about configuration (checkout_pix_not_available: "No session was created").
   // A 4xx: "request rejected" (section 7), nothing happened; sent again only when the spec retries it (a rate limit).
-  const definite = status < 500 || mode === false;
   return {
     mayRetrySameKey: inUse ? inUse === 'pending_review' : status < 500 ? Boolean(mode) : mode !== false,
-    newKeySafe: !inUse && definite,
+    newKeySafe: !inUse && (status < 500 || mode === false),
   };
 }

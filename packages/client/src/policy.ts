@@ -72,7 +72,7 @@ export function policyFor(operationId: string | undefined, options: RetryOptions
 }
 
 /** The entry for this answer: its code's (own entries only: a code may be any string), else its status's. */
-export function retryMode(retryOn: RetryOn, status: number, code: string | undefined): RetryMode | undefined {
+export function retryMode(retryOn: RetryOn, status: number, code?: string): RetryMode | undefined {
   return code !== undefined && Object.hasOwn(retryOn, code) ? retryOn[code] : retryOn[status];
 }
 

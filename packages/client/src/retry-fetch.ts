@@ -52,15 +52,15 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Seconds (or an HTTP date) in Retry-After, as milliseconds. Seconds are read as a number, so `1.5` is a second
- * and a half (RFC 9110 allows digits only; Date.parse would read `1.5` as a date in 2001, a wait of 0).
+ * Seconds (or an HTTP date) in Retry-After, as milliseconds; undefined when it is neither. Seconds are read as
+ * a number, so `1.5` is a second and a half (RFC 9110 allows digits only; Date.parse would read `1.5`, `-5` or
+ * `in 5` as a date in 2001, a wait of 0): a date is read only with a time of day, which every HTTP-date has.
  */
 export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (!value?.trim()) return undefined;
   const seconds = Number(value);
-  if (seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const ms = seconds >= 0 ? seconds * 1000 : /\d:\d\d:\d/.test(value) ? Math.max(0, Date.parse(value) - now) : NaN;
+  return ms < Infinity ? ms : undefined; // neither NaN (not a number, not a date) nor Infinity
 }
 
 /** Reads the code from a clone (openapi-fetch reads the body itself afterwards): the policy may name any code. */

@@ -39,7 +39,7 @@ export function classifyTransfer(outcome: { data: Transfer; idempotencyKey: stri
     const kind = inUse ?? (outcome.newKeySafe && !outcome.mayRetrySameKey ? 'rejected' : 'unresolved');
     return { kind, error: outcome, idempotencyKey: outcome.idempotencyKey } as TransferOutcome;
   }
-  if (typeof outcome !== 'object' || outcome === null || !('data' in outcome)) throw outcome;
+  if (!('data' in Object(outcome))) throw outcome; // not a result: a primitive, null, or an object without data
   const { data, idempotencyKey } = outcome as { data: Transfer; idempotencyKey: string | undefined };
   const closed = data.status === 'failed' || data.status === 'cancelled';
   return { kind: closed ? 'closed' : 'resolved', transfer: data, idempotencyKey };

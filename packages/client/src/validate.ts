@@ -8,15 +8,13 @@ import { bodyRules, idempotencyKeyRules } from './generated/spec-rules.ts';
 type KeyedOperation = keyof typeof idempotencyKeyRules;
 /** The 400 codes that every operation taking a key has (an intersection: inferred from contravariant positions). */
 type SharedBadRequestCode = { [Op in KeyedOperation]: (code: (typeof errorCodes)[Op]['400'][number]) => void }[KeyedOperation] extends (code: infer C) => void ? C : never;
-/** Type-checked against the spec: a typo, or a spec without this code for one of those operations, fails tsc. */
-const BAD_KEY: SharedBadRequestCode = 'invalid_request';
 
 /**
  * What an HTTP header carries exactly as given (RFC 9110 §5.5), whatever the spec allows: visible ASCII,
  * spaces inside only. Headers would trim outer whitespace (so the key sent would differ from the key
  * kept), throw on a newline, and send other characters in an encoding the server may read differently.
  */
-const HEADER_EXACT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+export const HEADER_EXACT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** Refuses a key the operation's spec schema rejects, or one HTTP would not carry unchanged: the key reported is the key sent. */
 export function checkIdempotencyKey(operationId: string | undefined, key: unknown, context: ErrorContext): void {
@@ -29,7 +27,8 @@ export function checkIdempotencyKey(operationId: string | undefined, key: unknow
         : !HEADER_EXACT.test(key)
           ? 'must be printable ASCII, without outer spaces'
           : undefined;
-  if (problem) throw new ValidationError(BAD_KEY, `Idempotency-Key ${problem}`, 'Idempotency-Key', context);
+  // The code type-checked against the spec: a typo, or a spec without it for one of those operations, fails tsc.
+  if (problem) throw new ValidationError('invalid_request' satisfies SharedBadRequestCode, `Idempotency-Key ${problem}`, 'Idempotency-Key', context);
 }
 
 /**
@@ -40,16 +39,9 @@ export function checkIdempotencyKey(operationId: string | undefined, key: unknow
  * the one written, so it is refused.
  */
 export function normalizeAmount(value: unknown, pattern: RegExp): string | undefined {
-  let text: string;
-  if (typeof value === 'number') {
-    text = String(value);
-    if (Number.isInteger(value) ? !Number.isSafeInteger(value) : text.length > 16) return undefined;
-  } else if (typeof value === 'string') {
-    text = value;
-  } else {
-    return undefined;
-  }
-  if (!pattern.test(text)) return undefined;
+  // A number below 2^53 written in at most 16 characters is taken as written; any other stays a number, refused.
+  const text = typeof value === 'number' && value < 2 ** 53 && String(value).length < 17 ? String(value) : value;
+  if (typeof text !== 'string' || !pattern.test(text)) return undefined;
   const [whole, fraction = ''] = text.split('.');
   return `${whole}.${fraction.padEnd(2, '0')}`;
 }
@@ -59,7 +51,7 @@ type BodyRule = { decimals: Record<string, { code: string; pattern: RegExp }>; e
 
 export function checkBody<B>(operationId: string | undefined, body: B, context: ErrorContext): B {
   const rule = (bodyRules as Record<string, BodyRule>)[operationId!];
-  if (!rule || typeof body !== 'object' || body === null) return body;
+  if (!rule || Object(body) !== body) return body; // no rule, or not an object (undefined, null, a primitive)
   const fields = body as Record<string, unknown>;
   for (const group of rule.exclusive ?? []) {
     const present = group.fields.filter((f) => fields[f] !== undefined);
