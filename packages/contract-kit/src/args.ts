@@ -113,9 +113,16 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
     throw new UsageError(`--base-url must be an absolute URL, got "${baseUrl}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http(s), got "${baseUrl}"`);
-  const apiKey = str('api-key') ?? env.PAYMENTS_API_KEY;
+  // A secret given on the command line must not be empty; an empty environment variable counts as unset
+  // (`PAYMENTS_OTHER_API_KEY= npx payments-contract-kit …` is a run with one key, not a second organization).
+  const secret = (option: string, variable: string): string | undefined => {
+    const given = str(option);
+    if (given !== undefined && given.trim() === '') throw new UsageError(`--${option} is empty: give a value, or leave the option out`);
+    return given ?? (env[variable] || undefined);
+  };
+  const apiKey = secret('api-key', 'PAYMENTS_API_KEY');
   if (!apiKey) throw new UsageError('--api-key is required (or set PAYMENTS_API_KEY)');
-  const otherApiKey = str('other-api-key') ?? env.PAYMENTS_OTHER_API_KEY;
+  const otherApiKey = secret('other-api-key', 'PAYMENTS_OTHER_API_KEY');
   if (otherApiKey !== undefined && otherApiKey === apiKey) throw new UsageError('--other-api-key must be a key of ANOTHER organization than --api-key');
   const target = str('target') ?? 'auto';
   if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new UsageError(`--target must be auto, prism or server, got "${target}"`);
@@ -133,7 +140,7 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
     options: {
       baseUrl: baseUrl.replace(/\/+$/, ''),
       apiKey,
-      adminToken: str('admin-token') ?? env.SANDBOX_ADMIN_TOKEN,
+      adminToken: secret('admin-token', 'SANDBOX_ADMIN_TOKEN'),
       otherApiKey,
       seed,
       runs: integer('--runs', str('runs'), 1, 10_000, DEFAULT_RUNS),

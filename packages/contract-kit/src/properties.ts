@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { isObject, resolvePointer, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from './check-result.ts';
 import { checkResponse, snippet } from './checks/response.ts';
-import { expectAccepted, expectRejected, INCONCLUSIVE } from './checks/expectations.ts';
+import { expectAccepted, expectRejected, INCONCLUSIVE, rejectionHint } from './checks/expectations.ts';
 import { curlOf, exchange, type KitContext } from './context.ts';
 import { examplePlan, materialize, validPlans, type RequestPlan } from './generate.ts';
 import type { Exchange } from './http.ts';
@@ -83,7 +83,8 @@ async function runProperty(
   const property = fc.asyncProperty(arb, async (plan) => {
     const ex = await exchange(ctx, materialize(ctx, op, plan));
     check.sent(ex.response?.status);
-    const findings = [...(ex.response ? checkResponse(ctx, op, ex.response) : []), ...(await expect(ex, plan))].map((f) =>
+    const hint = plan.kind === 'invalid' ? rejectionHint(ctx, plan) : undefined; // another 4xx where only an assumed code is expected
+    const findings = [...(ex.response ? checkResponse(ctx, op, ex.response, hint) : []), ...(await expect(ex, plan))].map((f) =>
       plan.kind === 'invalid' ? { ...f, message: `[${plan.description}] ${f.message}` } : f,
     );
     const failures = findings.filter((f) => f.severity === 'failure');

@@ -10,7 +10,7 @@ import { createContext, type KitContext } from './context.ts';
 import { unexercised } from './coverage.ts';
 import type { Transport } from './http.ts';
 import { KeyPool, type RateLimit } from './pacing.ts';
-import { adminClient, FULL_ORGANIZATION, SetupError, type AdminClient } from './probes/admin.ts';
+import { adminClient, FULL_ORGANIZATION, SetupError, tokenRefused, type AdminClient } from './probes/admin.ts';
 import { propertySeed } from './properties.ts';
 import { silentProgress, type Progress } from './progress.ts';
 import { selectChecks, type CheckEnv } from './registry.ts';
@@ -79,7 +79,8 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   let target: Report['target'];
   // An admin API that answers the token is the sandbox's: a server (Prism has none), and no request of the
   // run's key is spent on detection.
-  const early = options.target === 'auto' && options.adminToken ? await reachableAdmin(transport, options.adminToken, []) : undefined;
+  // A refused token is said after detection (the target must be a server for its admin API to count).
+  const early = options.target === 'auto' && options.adminToken ? await reachableAdmin(transport, options.adminToken, [], false) : undefined;
   if (early) {
     target = 'server';
     notes.push('target: a server (its admin API answered the token)');
@@ -100,7 +101,9 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   }
   const admin = early ?? (target === 'server' && options.adminToken ? await reachableAdmin(transport, options.adminToken, notes) : undefined);
   const addsCors = target === 'prism' ? await prismAddsCors(api, quietTransport(transport), options.apiKey) : false;
-  const caps = capabilitiesOf(target, admin !== undefined, options.otherApiKey !== undefined, addsCors);
+  // An empty key (an empty PAYMENTS_OTHER_API_KEY, a programmatic '') is no key: isolation is then not applicable.
+  const otherApiKey = options.otherApiKey || undefined;
+  const caps = capabilitiesOf(target, admin !== undefined, otherApiKey !== undefined, addsCors);
   if (caps.ownProblemJson) {
     notes.push("refusals: only their status is checked; the code a broken constraint documents (its x-error-code) is not compared, because Prism answers its own validation (invalid_request, or its problem+json)");
   }
@@ -109,11 +112,11 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
     const refused = await keyRefusal(api, transport, keys);
     if (refused) throw new UsageError(`the server refused the API key: ${refused}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`);
   }
-  if (options.otherApiKey && target === 'server') {
-    const refused = await keyRefusal(api, transport, new KeyPool({ primary: options.otherApiKey, maxWaitMs: 0 }));
+  if (otherApiKey && target === 'server') {
+    const refused = await keyRefusal(api, transport, new KeyPool({ primary: otherApiKey, maxWaitMs: 0 }));
     if (refused) throw new UsageError(`the server refused the key of --other-api-key: ${refused}; nothing was run. Check --other-api-key (a key this server issued to another organization)`);
   }
-  ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId, otherApiKey: options.otherApiKey });
+  ctx = createContext(api, transport, apiKey, target, caps, { keys, admin, organizationId, otherApiKey });
   const env: CheckEnv = {
     options,
     selected,
@@ -164,13 +167,23 @@ function quietTransport(transport: Transport): Transport {
   return quiet;
 }
 
-async function reachableAdmin(transport: Transport, token: string, notes: string[]): Promise<AdminClient | undefined> {
+/**
+ * The admin API, if it answers the token. A token the user gave that the server refuses (401/403 on
+ * GET /admin/health) stops the run with a usage error naming the option, as a refused --api-key does: a run
+ * without the checks that need it would pass while saying nothing about them. Another failure (no admin API
+ * at that URL, 404) leaves those checks not applicable, with a note.
+ */
+async function reachableAdmin(transport: Transport, token: string, notes: string[], refusalStops = true): Promise<AdminClient | undefined> {
   const admin = adminClient({ transport }, token);
   try {
     await admin.health();
     return admin;
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
+    if (tokenRefused(err)) {
+      if (!refusalStops) return undefined;
+      throw new UsageError(`the server refused the admin token (--admin-token or $SANDBOX_ADMIN_TOKEN): GET /admin/health answered ${err.message.replace(/^admin GET \/admin\/health → /, '')}; nothing was run. Check the token (payments-sandbox prints it), or leave it out to run without the admin API`);
+    }
     notes.push(`admin API not available (${err.message}): the checks that need it are not run`);
     return undefined;
   }

@@ -116,7 +116,7 @@ describe('runs', () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.checks.length);
     expect((xml.match(/<failure /g) ?? []).length).toBe(report.totals.failed);
-    expect(xml).toMatch(/<testcase classname="contract.createTransfer" name="the same key with another recipient or amount gets banking_transfer_idempotency_conflict" time="[\d.]+">\n {6}<failure type="conflict" message="[^"]*expected 409 banking_transfer_idempotency_conflict/);
+    expect(xml).toMatch(/<testcase classname="contract.createTransfer" name="idempotency-conflict: the same key with another recipient or amount gets banking_transfer_idempotency_conflict" time="[\d.]+">\n {6}<failure type="conflict" message="[^"]*expected 409 banking_transfer_idempotency_conflict/);
   });
 
   it('--seed replays the same run (the same minimal requests, fresh keys aside)', async () => {
@@ -147,6 +147,34 @@ describe('runs', () => {
     const report = join(dir, 'clean.json');
     await cli(['--base-url', clean.url, '--api-key', cleanKey, '--config', config, '--json', report, '--checks', 'coverage']);
     expect([...new Set((JSON.parse(readFileSync(report, 'utf8')) as Report).checks.map((c) => c.id.split('/')[1]))]).toEqual(['coverage']);
+  });
+
+  it('one key, an empty PAYMENTS_OTHER_API_KEY: isolation is not applicable and the run passes (exit 0)', async () => {
+    const json = join(dir, 'one-key.json');
+    const { code, stdout } = await cli(['--base-url', clean.url, '--api-key', cleanKey, '--checks', 'isolation,coverage', '--operations', 'createTransfer', '--json', json], { PAYMENTS_OTHER_API_KEY: '' });
+    expect(code, stdout).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.checks.map((c) => c.id)).toEqual(['createTransfer/coverage']);
+    expect(report.notApplicable.map((n) => n.check)).toEqual(['isolation']);
+  });
+
+  it('an admin token the server refuses stops the run (exit 2), naming the option; from the environment too', async () => {
+    for (const [args, env] of [
+      [['--admin-token', 'not-the-token'], {}],
+      [[], { SANDBOX_ADMIN_TOKEN: 'not-the-token' }],
+    ] as const) {
+      const { code, stdout, stderr } = await cli(['--base-url', clean.url, '--api-key', cleanKey, '--checks', 'coverage', '--operations', 'createTransfer', ...args], env);
+      expect(code, stdout + stderr).toBe(2);
+      expect(stderr).toMatch(/refused the admin token \(--admin-token or \$SANDBOX_ADMIN_TOKEN\): GET \/admin\/health answered 401/);
+      expect(stdout).toBe('');
+    }
+  });
+
+  it('client mode: an admin token the sandbox refuses stops the run (exit 2) with one message', async () => {
+    const { code, stdout, stderr } = await cli(['client', '--base-url', clean.url, '--admin-token', 'not-the-token', '--', process.execPath, '-e', '0']);
+    expect(code, stdout + stderr).toBe(2);
+    expect(stderr).toMatch(/refused the admin token \(--admin-token or \$SANDBOX_ADMIN_TOKEN\): GET \/admin\/health answered 401/);
+    expect(stdout).not.toMatch(/ERROR/);
   });
 
   it('a throttled run does not pass: its 429s are reported and their checks skipped (exit 1), unless --allow-skips', async () => {

@@ -57,8 +57,10 @@ describe('payments-contract-kit client', () => {
     const { code, stdout, stderr } = await runKit(['client', '--test-clock', '--scenario', SCENARIOS, '--junit', junit, '--', process.execPath, client, 'careless']);
     expect(code, stdout + stderr).toBe(1);
     for (const kind of ['new_key_after_unknown_outcome', 'retry_before_minimum_delay', 'delays_not_growing', 'new_key_while_pending_review', 'retried_definite_answer']) expect(stdout).toContain(kind);
-    expect(stdout).toContain('3 scenarios: 0 passed, 3 failed');
-    expect(readFileSync(junit, 'utf8')).toMatch(/failures="3"/);
+    // Retrying checkout_pix_not_available breaks only the spec's reading (the document gives that 503 no retry
+    // advice): a warning, so that scenario passes.
+    expect(stdout).toContain('3 scenarios: 1 passed, 2 failed');
+    expect(readFileSync(junit, 'utf8')).toMatch(/failures="2"/);
   }, 120_000);
 
   // Issue 27: one careless habit each (test/fixtures/scenario-client.ts), each reported on today's rules; on the

@@ -106,10 +106,14 @@ describe('JUnit XML', () => {
     expect(xml).toContain('<property name="strict503" value="false"/><property name="inconclusive" value="4"/></properties>');
     expect(xml).toMatch(/<testsuite name="createTransfer"[^>]*>\n {4}<properties>.*<property name="inconclusive" value="4"\/><\/properties>/);
     expect(xml).toMatch(/<testsuite name="getTransfer"[^>]*>\n {4}<properties>.*<property name="inconclusive" value="0"\/><\/properties>/);
-    expect(xml).toMatch(/name="createTransfer\/valid" time="[\d.]+">\n {6}<properties><property name="inconclusive" value="4"\/><\/properties>/);
+    expect(xml).toMatch(/name="valid: createTransfer\/valid" time="[\d.]+">\n {6}<properties><property name="inconclusive" value="4"\/><\/properties>/);
+  });
+  it('names each testcase by its check id and title, in the class contract.<operation>', () => {
+    expect(xml).toContain('<testcase classname="contract.createTransfer" name="idempotency-conflict: conflict');
+    expect(xml).toContain('<testcase classname="contract.getTransfer" name="auth-revoked-key: getTransfer/auth-revoked-key"');
   });
   it('escapes markup and drops characters XML cannot carry', () => {
-    expect(xml).toContain('name="conflict &lt;&amp;&gt; &quot;quoted&quot;"');
+    expect(xml).toContain('name="idempotency-conflict: conflict &lt;&amp;&gt; &quot;quoted&quot;"');
     expect(xml).toContain('<failure type="conflict" message="got 201 &lt;not&gt; 409 &amp; &quot;more&quot;\uFFFD">');
     expect(xml).not.toContain('\u0001');
     expect(xml).toContain('<skipped message="needs --admin-token"/>');

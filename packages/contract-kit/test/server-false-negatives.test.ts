@@ -80,6 +80,59 @@ const DEFECTS = {
     visible: true,
     response: (res) => (codeOf(res) === 'banking_transfer_idempotency_conflict' ? { ...res, body: JSON.stringify({ ...parse(res.body), code: 'idempotency_key_reused' }) } : res),
   },
+  // QA DEFECT=race (every request its own transfer)
+  'six-transfers-per-key': {
+    name: 'six-transfers-per-key',
+    defect: 'parallel transfers with one key make one transfer each',
+    visible: true,
+    request: (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key) return req;
+      const n = ((env.memory.get(`n:${key}`) as number | undefined) ?? 0) + 1;
+      env.memory.set(`n:${key}`, n);
+      return { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 200)}-${n}` } };
+    },
+  },
+  // QA DEFECT=replay-200: a replay gets the original body with 200 instead of the original 201
+  'replay-status-200': {
+    name: 'replay-status-200',
+    defect: 'a transfer replayed under its key answers 200 (the original body) instead of the original 201',
+    visible: true,
+    response: (res, req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key || res.status !== 201) return res;
+      const seen = env.memory.has(`seen:${key}`);
+      env.memory.set(`seen:${key}`, true);
+      return seen ? { ...res, status: 200 } : res;
+    },
+  },
+  // QA DEFECT=transfers-skip-auth: the transfers routes serve any credential (none, malformed, unknown, Bearer) as the organization's
+  'transfers-skip-auth': {
+    name: 'transfers-skip-auth',
+    defect: 'the transfer routes do not authenticate: a request without a valid x-api-key is served as the organization',
+    visible: true,
+    request: (req) => {
+      if (!(is(req, 'POST', TRANSFERS) || is(req, 'GET', TRANSFER)) || req.headers['x-api-key'] === apiKey) return req;
+      const { authorization: _a, ...headers } = req.headers;
+      return { ...req, headers: { ...headers, 'x-api-key': apiKey } };
+    },
+  },
+  // QA DEFECT=idem-global: idempotency records keyed by the Idempotency-Key alone, not organization + key
+  'idempotency-store-global': {
+    name: 'idempotency-store-global',
+    defect: "the idempotency store is shared by every organization: another organization's key replays the first one's answer",
+    visible: true,
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (req.method !== 'POST' || !key || !req.path.startsWith('/v1/')) return env.forward(req);
+      const slot = `idem:${req.path}:${key}`;
+      const stored = env.memory.get(slot) as Res | undefined;
+      if (stored) return stored;
+      const res = await env.forward(req);
+      if (res.status < 500) env.memory.set(slot, res);
+      return res;
+    },
+  },
 } satisfies Record<string, Mutant>;
 
 let active: Mutant | undefined;
@@ -146,9 +199,22 @@ describe('without --admin-token, the kit catches', () => {
 });
 
 describe('the messages say what was received', () => {
-  it('counts the distinct answers to parallel requests (2 transfers: 2 answers, not one per differing request)', { timeout: 60_000 }, async () => {
+  it('counts the distinct answers to parallel requests (2 transfers: 2 bodies, not one per differing request)', { timeout: 60_000 }, async () => {
     const report = await kit(DEFECTS['two-transfers-per-key'], ['concurrent-key'], ['createTransfer']);
-    expect(failureOf(report, 'createTransfer/concurrent-key')).toMatch(/^2 different answers to 6 identical parallel requests with one Idempotency-Key \(201 ×3, 201 ×3\)/);
+    expect(failureOf(report, 'createTransfer/concurrent-key')).toMatch(/^6 identical parallel requests with one Idempotency-Key got 201 ×6, 2 different bodies \(×3, ×3\): first difference/);
+  });
+
+  it('says "201 ×6, 6 different bodies" for one transfer per request', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['six-transfers-per-key'], ['concurrent-key'], ['createTransfer']);
+    expect(failureOf(report, 'createTransfer/concurrent-key')).toMatch(/^6 identical parallel requests with one Idempotency-Key got 201 ×6, 6 different bodies \(×1 each\): first difference/);
+  });
+
+  it('says that only the status differs when the bodies are identical (a replay answered 200)', { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['replay-status-200'], ['concurrent-key', 'idempotent-replay'], ['createTransfer']);
+    const concurrent = failureOf(report, 'createTransfer/concurrent-key');
+    expect(concurrent).toMatch(/^6 identical parallel requests with one Idempotency-Key got 201 ×1, 200 ×5, one body: only the status differs/m);
+    expect(concurrent).not.toMatch(/identical bodies|not done exactly once/);
+    expect(failureOf(report, 'createTransfer/idempotent-replay')).toMatch(/returned 200 instead of 201, with the same body: only the status differs/);
   });
 
   it('names the code of a wrong conflict answer', { timeout: 60_000 }, async () => {
@@ -174,12 +240,96 @@ describe('isolation without the admin API: --other-api-key', () => {
     expect(check(report, 'createTransfer/isolation').status).toBe('passed');
   });
 
+  it('is not applicable, not skipped, with an empty --other-api-key (an empty PAYMENTS_OTHER_API_KEY): the run passes', { timeout: 60_000 }, async () => {
+    const report = await kit(undefined, ['isolation', 'coverage'], ['createTransfer'], { otherApiKey: '' });
+    expect(report.checks.map((c) => c.id)).not.toContain('createTransfer/isolation');
+    expect(report.notApplicable.find((n) => n.check === 'isolation')?.reason).toMatch(/--other-api-key/);
+    expect(report.verdict, describeFailures(report)).toBe('passed');
+  });
+
+  it("catches an idempotency store shared across organizations: the first one's key replayed by the second gets its resource", { timeout: 60_000 }, async () => {
+    const report = await kit(DEFECTS['idempotency-store-global'], ['isolation'], ['createRecipient', 'createTransfer', 'getTransfer'], { otherApiKey });
+    expect(check(report, 'createRecipient/isolation').status).toBe('failed');
+    expect(failureOf(report, 'createRecipient/isolation')).toMatch(/Idempotency-Key the first organization used.*answered with the first organization's createRecipient/);
+  });
+
   it('a key the server refuses stops the run, naming --other-api-key', async () => {
     await expect(kit(undefined, ['isolation'], ['createTransfer'], { otherApiKey: 'svc_live_unknownunknownunknownunknown' })).rejects.toThrow(/refused the key of --other-api-key/);
   });
 });
 
+describe('the auth probes send a request a valid key gets accepted', () => {
+  it('a transfer route that lets any credential through fails every auth probe (not a 404 of a made-up id)', { timeout: 60_000 }, async () => {
+    const probes = ['auth-no-key', 'auth-malformed-key', 'auth-unknown-key', 'auth-bearer'];
+    const report = await kit(DEFECTS['transfers-skip-auth'], probes, ['createTransfer', 'getTransfer']);
+    for (const op of ['createTransfer', 'getTransfer']) {
+      for (const probe of probes) {
+        expect(check(report, `${op}/${probe}`).status, `${op}/${probe}: ${describeFailures(report)}`).toBe('failed');
+        expect(failureOf(report, `${op}/${probe}`)).toMatch(/not refused/);
+      }
+    }
+  });
+
+  it('a refusal with a business code of the operation is not an authentication failure', { timeout: 60_000 }, async () => {
+    // Without a valid key the transfer routes answer as if the recipient / transfer did not exist.
+    const notFound: Mutant = {
+      name: 'auth-as-not-found',
+      defect: 'a transfer route without a valid key answers 404 recipient_not_found / banking_transfer_not_found',
+      visible: true,
+      response: (res, req) => {
+        if (res.status !== 401 || !(is(req, 'POST', TRANSFERS) || is(req, 'GET', TRANSFER))) return res;
+        return json(404, { error: 'Not found.', code: is(req, 'GET', TRANSFER) ? 'banking_transfer_not_found' : 'recipient_not_found', requestId: crypto.randomUUID() });
+      },
+    };
+    const report = await kit(notFound, ['auth-no-key', 'auth-unknown-key'], ['createTransfer', 'getTransfer']);
+    for (const id of ['createTransfer/auth-no-key', 'createTransfer/auth-unknown-key', 'getTransfer/auth-no-key', 'getTransfer/auth-unknown-key']) {
+      expect(check(report, id).status, id).toBe('failed');
+      expect(failureOf(report, id)).toMatch(/404 (recipient_not_found|banking_transfer_not_found).*not an authentication failure/);
+    }
+  });
+});
+
+describe('x-assumed: an excuse covers exactly what is assumed', () => {
+  // QA DEFECT=validation-422: the generic validation error is 422 validation_error, where the spec assumes 400 invalid_request.
+  const validation422: Mutant = {
+    name: 'validation-422',
+    defect: 'the generic validation error (400 invalid_request, x-assumed) is answered 422 validation_error',
+    visible: { no: 'the 400 invalid_request of a generic validation error is x-assumed' },
+    response: (res) => (res.status === 400 && codeOf(res) === 'invalid_request' ? { ...res, status: 422, body: JSON.stringify({ ...parse(res.body), code: 'validation_error' }) } : res),
+  };
+
+  it('another 4xx where the spec assumes 400 invalid_request is an ASSUMED warning, not "status 422 is not documented"', { timeout: 60_000 }, async () => {
+    const report = await kit(validation422, ['coverage', 'invalid'], ['createRecipient', 'issueCard']);
+    expect(report.verdict, describeFailures(report)).toBe('passed');
+    const assumed = report.checks.flatMap((c) => c.warnings).filter((w) => w.rule === 'status' && /status 422 is not documented/.test(w.message));
+    expect(assumed.length).toBeGreaterThan(0);
+    expect(assumed.every((w) => w.assumedReason)).toBe(true);
+  });
+
+  it('a stated code at an undocumented status still fails', { timeout: 60_000 }, async () => {
+    const amount422: Mutant = {
+      name: 'checkout-amount-422',
+      defect: 'invalid_checkout_session_amount (stated by the provider) answered at 422',
+      visible: true,
+      response: (res) => (res.status === 400 && codeOf(res) === 'invalid_checkout_session_amount' ? { ...res, status: 422 } : res),
+    };
+    const report = await kit(amount422, ['coverage'], ['createCheckoutSession']);
+    expect(check(report, 'createCheckoutSession/coverage').status).toBe('failed');
+  });
+});
+
+describe('a wrong --admin-token', () => {
+  it('stops the run (a usage error naming --admin-token), not a run without the admin checks', async () => {
+    await expect(runKit({ baseUrl: server.url, apiKey, adminToken: 'not-the-admin-token', checks: ['coverage'], operations: ['createTransfer'] })).rejects.toThrow(/refused the admin token.*--admin-token/);
+  });
+});
+
 describe('the sandbox as it is, without --admin-token', () => {
+  it('passes the auth probes', { timeout: 60_000 }, async () => {
+    const report = await kit(undefined, ['auth-no-key', 'auth-malformed-key', 'auth-unknown-key', 'auth-bearer'], ['createRecipient', 'createTransfer', 'getTransfer']);
+    expect(report.verdict, describeFailures(report)).toBe('passed');
+  });
+
   it('passes the same checks: the lookup of an unknown id, nicknames in use, the amount in its other form', { timeout: 60_000 }, async () => {
     const report = await kit(undefined, ['resource-chain', 'idempotent-replay', 'unique-fields', 'idempotency-conflict', 'concurrent-key'], ['createRecipient', 'createTransfer', 'getTransfer']);
     expect(report.verdict, describeFailures(report)).toBe('passed');

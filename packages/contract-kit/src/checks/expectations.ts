@@ -9,7 +9,7 @@ import type { KitContext } from '../context.ts';
 import { contentTypeOf, essence, parseJson, type Exchange, type HttpResponse } from '../http.ts';
 import { documentedResponse, isJsonMedia, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
-import { assumedCodeReason, errorCodeOf, formatErrors, isPrismProblem, label, snippet } from './response.ts';
+import { assumedCodeReason, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
 
 export { VALIDATION_CODE };
 
@@ -87,6 +87,20 @@ export interface Mutation {
    *  missing field or a body of the wrong type breaks several constraints at once). */
   expectedCode?: string | string[] | undefined;
   assumedReason?: string | undefined;
+}
+
+/**
+ * The status a rejection is expected at when the code it rests on is one the provider's document never states
+ * (the generic `invalid_request`, x-assumed with its 400): another 4xx, even one not documented for the
+ * operation (422), is then a warning naming the assumption (checkResponse's hint), not a failure. A rejection
+ * expected only with codes the document states gets no hint: their status is the provider's.
+ */
+export function rejectionHint(ctx: KitContext, plan: Mutation): StatusHint | undefined {
+  const expected = [plan.expectedCode ?? []].flat();
+  const code = expected.find((c) => assumedCodeReason(ctx, c));
+  if (code === undefined) return undefined;
+  const status = ctx.api.catalog.find((e) => e.code === code)?.status;
+  return status === undefined ? undefined : { expected: String(status), assumedReason: assumedCodeReason(ctx, code)! };
 }
 
 export function expectRejected(ctx: KitContext, op: OperationModel, ex: Exchange, plan: Mutation): Finding[] {

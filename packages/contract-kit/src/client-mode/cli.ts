@@ -8,6 +8,7 @@ import { startSandbox } from '@payments/sandbox';
 import { writeReports } from '../report/write.ts';
 import { commandDrive } from './command.ts';
 import { renderClientSummary, stderrClientProgress, toClientJson, toClientJunit } from './report.ts';
+import { admin, AdminError, type SandboxAccess } from './provision.ts';
 import { runClientMode } from './run.ts';
 import { pickScenarios, SCENARIOS } from './scenarios.ts';
 
@@ -121,6 +122,14 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
+  if (options.baseUrl) {
+    // The token the user gave, checked once: refused, it would make every scenario an ERROR of its own.
+    const stop = await adminRefusal({ baseUrl: options.baseUrl, adminToken: options.adminToken! });
+    if (stop) {
+      process.stderr.write(`contract-kit client: ${stop.message}\n`);
+      return stop.code;
+    }
+  }
   // Our own sandbox's request log counts its 401s: a request without the scenario's key in x-api-key has no
   // organization, so no journal shows it (another sandbox's log is not ours to read).
   let refused401 = 0;
@@ -149,5 +158,22 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
     return report.totals.failed > 0 ? 1 : 0;
   } finally {
     await sandbox?.close();
+  }
+}
+
+/**
+ * GET /admin/health with the given token: a refusal (401/403) is a usage error (exit 2) naming the option, a
+ * sandbox that does not answer it a failed run (exit 1), each said once instead of as an error per scenario.
+ */
+async function adminRefusal(access: SandboxAccess): Promise<{ code: number; message: string } | undefined> {
+  try {
+    await admin(access, 'GET', '/health');
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof AdminError)) throw err;
+    if (err.status === 401 || err.status === 403) {
+      return { code: 2, message: `the sandbox at ${access.baseUrl} refused the admin token (--admin-token or $SANDBOX_ADMIN_TOKEN): GET /admin/health answered ${err.message.replace(/^GET \/admin\/health: /, '').replace(/ \(check --admin-token\)$/, '')}; nothing was run. Check the token (payments-sandbox prints it)` };
+    }
+    return { code: 1, message: `the admin API of ${access.baseUrl} is not usable (${err.message}); nothing was run` };
   }
 }

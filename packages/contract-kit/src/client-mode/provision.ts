@@ -16,7 +16,14 @@ export interface Provisioned {
   recipientId: string | undefined;
 }
 
-export class AdminError extends Error {}
+export class AdminError extends Error {
+  /** The sandbox's HTTP status, when it answered (401: the admin token was refused). */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 /** One admin request; its JSON answer, or an AdminError naming the operation and the sandbox's message. */
 export async function admin(access: SandboxAccess, method: string, path: string, body?: unknown): Promise<any> {
@@ -32,7 +39,7 @@ export async function admin(access: SandboxAccess, method: string, path: string,
     throw new AdminError(`${method} /admin${path}: the sandbox at ${access.baseUrl} did not answer (${err instanceof Error ? err.message : String(err)})`);
   }
   const text = await res.text();
-  if (!res.ok) throw new AdminError(`${method} /admin${path}: ${res.status} ${text.slice(0, 300)}${res.status === 401 ? ' (check --admin-token)' : ''}`);
+  if (!res.ok) throw new AdminError(`${method} /admin${path}: ${res.status} ${text.slice(0, 300)}${res.status === 401 ? ' (check --admin-token)' : ''}`, res.status);
   return text ? JSON.parse(text) : undefined;
 }
 

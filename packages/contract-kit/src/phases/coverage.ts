@@ -12,7 +12,7 @@
 // Every candidate is confirmed valid or invalid with the document's own Ajv before it is sent.
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from '../check-result.ts';
-import { expectAccepted, expectRejected, type Mutation } from '../checks/expectations.ts';
+import { expectAccepted, expectRejected, rejectionHint, type Mutation } from '../checks/expectations.ts';
 import { checkResponse } from '../checks/response.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { examplePlan, materialize, type RequestPlan } from '../generate.ts';
@@ -44,7 +44,7 @@ export async function coverageCheck(ctx: KitContext, op: OperationModel): Promis
     const ex = await exchange(ctx, request);
     check.sent(ex.response?.status);
     const findings: Finding[] = [
-      ...(ex.response ? checkResponse(ctx, op, ex.response) : []),
+      ...(ex.response ? checkResponse(ctx, op, ex.response, c.mutation ? rejectionHint(ctx, c.mutation) : undefined) : []),
       ...(c.mutation ? expectRejected(ctx, op, ex, c.mutation) : excuse(expectAccepted(ctx, op, ex, undefined), c.assumedReason)),
     ];
     const curl = curlOf(ctx, request);

@@ -5,7 +5,17 @@ import type { KitContext } from '../context.ts';
 import { parseJson } from '../http.ts';
 import { snippet } from '../checks/response.ts';
 
-export class SetupError extends Error {}
+export class SetupError extends Error {
+  /** The admin API's HTTP status, when it answered (401: the token was refused). */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A refused admin token: the admin API answered 401 or 403. */
+export const tokenRefused = (err: unknown): boolean => err instanceof SetupError && (err.status === 401 || err.status === 403);
 
 /** The organization the kit provisions with --admin-token: every product on, funded, card terms accepted. */
 export const FULL_ORGANIZATION = {
@@ -52,7 +62,7 @@ export function adminClient(ctx: Pick<KitContext, 'transport'>, token: string): 
     const text = await res.text();
     const parsed = parseJson(text);
     if (res.status >= 300 || !parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
-      throw new SetupError(`admin ${method} /admin${path} → ${res.status} ${snippet(text)}`);
+      throw new SetupError(`admin ${method} /admin${path} → ${res.status} ${snippet(text)}`, res.status);
     }
     return parsed.value as Record<string, unknown>;
   };

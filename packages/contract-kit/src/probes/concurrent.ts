@@ -46,26 +46,29 @@ export async function concurrentKeyProbe(ctx: KitContext, op: OperationModel): P
   }
   const d = rest.find((r) => r.status !== first.status || r.text !== first.text);
   if (d) {
-    const distinct = tally(definite);
-    check.add([
-      {
-        severity: 'failure',
-        rule: 'concurrent-key',
-        message: `${distinct.length} different answers to ${PARALLEL} identical parallel requests with one ${op.idempotencyKey?.name ?? 'Idempotency-Key'} (${distinct.join(', ')}): ${difference(first.text, d.text)}; the action was not done exactly once`,
-        curl: curlOf(ctx, request),
-      },
-    ]);
+    const key = op.idempotencyKey?.name ?? 'Idempotency-Key';
+    const bodies = bodyCounts(definite);
+    const got = `${PARALLEL} identical parallel requests with one ${key} got ${statusCounts(definite)}`;
+    const message =
+      bodies.length === 1
+        ? `${got}, one body: only the status differs; every answer under one key is the original result, its status included (section 7, Idempotency rule 3)`
+        : `${got}, ${bodies.length} different bodies (${bodies.every((n) => n === 1) ? '×1 each' : bodies.map((n) => `×${n}`).join(', ')}): ${difference(first.text, rest.find((r) => r.text !== first.text)!.text)}; the action was not done exactly once`;
+    check.add([{ severity: 'failure', rule: 'concurrent-key', message, curl: curlOf(ctx, request) }]);
   }
   return check.result();
 }
 
-/** Each distinct answer (status and body) once, with how many requests got it: `201 ×3`. Counting the answers
- *  that differ from the first would say 4 for two transfers answered alternately. */
-function tally(answers: readonly HttpResponse[]): string[] {
-  const counts = new Map<string, { status: number; n: number }>();
-  for (const r of answers) {
-    const key = `${r.status} ${r.text}`;
-    counts.set(key, { status: r.status, n: (counts.get(key)?.n ?? 0) + 1 });
-  }
-  return [...counts.values()].map(({ status, n }) => `${status} ×${n}`);
+/** How many answers had each status, in the order first seen: `201 ×6`, `201 ×1, 200 ×5`. */
+function statusCounts(answers: readonly HttpResponse[]): string {
+  const counts = new Map<number, number>();
+  for (const r of answers) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${status} ×${n}`).join(', ');
+}
+
+/** How many answers had each distinct body: [3, 3] for two transfers answered alternately (counting the
+ *  answers that differ from the first would say 3 of them, and a message per request says 6). */
+function bodyCounts(answers: readonly HttpResponse[]): number[] {
+  const counts = new Map<string, number>();
+  for (const r of answers) counts.set(r.text, (counts.get(r.text) ?? 0) + 1);
+  return [...counts.values()];
 }

@@ -45,7 +45,7 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
         {
           severity: 'failure',
           rule: 'replay',
-          message: `the same request with the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} returned ${second.response.status} ${second.response.status === first.response.status ? 'with a different body' : `instead of ${first.response.status}`}: ${difference(first.response.text, second.response.text)}`,
+          message: `the same request with the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} returned ${second.response.status} ${second.response.status === first.response.status ? 'with a different body' : `instead of ${first.response.status}`}${sameBody(first.response.text, second.response.text)}`,
           curl: curlOf(ctx, request),
         },
       ]);
@@ -216,7 +216,7 @@ function conflictFailure(op: OperationModel, firstText: string, response: HttpRe
 /** A second answer under a used key that is not the original one; `why` quotes the rule that says it must be. */
 function replayFailure(op: OperationModel, first: HttpResponse, response: HttpResponse, what: string, why: string): string | undefined {
   if (response.status === first.status && response.text === first.text) return undefined;
-  return `${what} got ${answered(op, response)} ${response.status === first.status ? 'with another body' : `instead of ${first.status}`}: ${difference(first.text, response.text)}; ${why}`;
+  return `${what} got ${answered(op, response)} ${response.status === first.status ? 'with another body' : `instead of ${first.status}`}${sameBody(first.text, response.text)}; ${why}`;
 }
 
 /**
@@ -310,6 +310,9 @@ export async function exchangeUntilDefinite(ctx: KitContext, op: OperationModel,
 /** An answer a probe could not use: inconclusive (a documented 503, the edge's 502/504) and not the one expected. */
 export const unusable = (op: OperationModel, response: HttpResponse | undefined, expected?: (response: HttpResponse) => boolean): boolean =>
   Boolean(response && !expected?.(response) && inconclusive(op, response));
+
+/** `: <where the bodies differ>`, or, when only the status differed, that the body was the same. */
+const sameBody = (a: string, b: string): string => (a === b ? ', with the same body: only the status differs' : `: ${difference(a, b)}`);
 
 /** Where two bodies first differ, with some context from each. */
 export function difference(a: string, b: string): string {

@@ -1,4 +1,5 @@
-// JUnit XML: one <testsuite> per operation, one <testcase> per check; a failed check has a <failure> with
+// JUnit XML: one <testsuite> per operation, one <testcase> per check (classname `contract.<operation>`, name
+// `<check id>: <title>`); a failed check has a <failure> with
 // every failure message and its curl, a skipped one a <skipped> with the reason; warnings go to <system-out>.
 // The inconclusive answers (documented 503s, the edge's 502/504) are counted in a property per suite (that is,
 // per operation) and per testcase that had any.
@@ -31,7 +32,9 @@ export function toJunit(report: Report): string {
       `    <properties><property name="baseUrl" value="${escape(report.baseUrl)}"/><property name="seed" value="${report.seed}"/><property name="target" value="${report.target}"/><property name="strict503" value="${report.strict503}"/><property name="inconclusive" value="${inconclusive(checks)}"/></properties>`,
     );
     for (const check of checks) {
-      lines.push(`    <testcase classname="${escape(`contract.${operationId}`)}" name="${escape(check.name)}" time="${seconds(check.durationMs)}">`);
+      // The check's id (what --checks selects) leads the name: `idempotency-conflict: the same key with …`.
+      const id = check.id.startsWith(`${operationId}/`) ? check.id.slice(operationId.length + 1) : check.id;
+      lines.push(`    <testcase classname="${escape(`contract.${operationId}`)}" name="${escape(`${id}: ${check.name}`)}" time="${seconds(check.durationMs)}">`);
       if (check.inconclusive > 0) lines.push(`      <properties><property name="inconclusive" value="${check.inconclusive}"/></properties>`);
       if (check.status === 'failed') {
         const first = check.failures[0]!;
