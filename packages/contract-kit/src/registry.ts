@@ -178,9 +178,9 @@ export const CHECKS: CheckDefinition[] = [
   {
     id: 'rate-limit',
     title: 'past its x-rate-limit a key gets 429 with Retry-After',
-    corresponds: 'provider section 8 (stricter limits on card issuance; the 429 and its headers are not shown, assumed)',
+    corresponds: 'provider section 8 (600 requests per 15 minutes per key, on the first read; stricter limits on card issuance; the 429 and its headers are not shown, assumed)',
     needs: ['stateful', 'admin'],
-    appliesTo: (op, ctx) => rateLimitApplies(ctx, op),
+    appliesTo: (op, ctx, env) => rateLimitApplies(ctx, op) || (op === firstRead(env) && op.secured),
     run: (ctx, op, env) => rateLimitProbe(ctx, op, env.seed(op, 'rate-limit')),
   },
 ];

@@ -133,6 +133,13 @@ const DEFECTS = {
       return res;
     },
   },
+  // QA DEFECT=no-rate-limit
+  'no-default-rate-limit': {
+    name: 'no-default-rate-limit',
+    defect: 'the 600 requests per 15 minutes of a key are not enforced on GET /v1/banking/balance (its 429 answered 200)',
+    visible: true,
+    response: (res, req) => (is(req, 'GET', /^\/v1\/banking\/balance(\?|$)/) && res.status === 429 ? json(200, { balances: [] }) : res),
+  },
 } satisfies Record<string, Mutant>;
 
 let active: Mutant | undefined;
@@ -315,6 +322,24 @@ describe('x-assumed: an excuse covers exactly what is assumed', () => {
     };
     const report = await kit(amount422, ['coverage'], ['createCheckoutSession']);
     expect(check(report, 'createCheckoutSession/coverage').status).toBe('failed');
+  });
+});
+
+describe('the document\'s default rate limit (600 per 15 minutes per key), with --admin-token', () => {
+  const limitRun = (defect: Mutant | undefined) => {
+    active = defect;
+    return runKit({ baseUrl: server.url, apiKey, adminToken: server.adminToken, checks: ['rate-limit'], operations: ['getBankingBalance'], seed: 11, ...SERVER_GATE }).finally(() => (active = undefined));
+  };
+
+  it('catches a server that serves the 601st request of a key', { timeout: 60_000 }, async () => {
+    const report = await limitRun(DEFECTS['no-default-rate-limit']);
+    expect(check(report, 'getBankingBalance/rate-limit').status).toBe('failed');
+    expect(failureOf(report, 'getBankingBalance/rate-limit')).toMatch(/request 601 with one key within 900 s was served; the provider's document limits a key to 600 requests per 15 minutes/);
+  });
+
+  it('passes the sandbox as it is', { timeout: 60_000 }, async () => {
+    const report = await limitRun(undefined);
+    expect(check(report, 'getBankingBalance/rate-limit').status, describeFailures(report)).toBe('passed');
   });
 });
 

@@ -1,6 +1,8 @@
-// The `rate-limit` probe: on an operation with its own stricter `x-rate-limit` (card issuance), a fresh key
-// sends limit + 1 requests (invalid ones: every authenticated request counts, and none creates anything);
-// the last must be refused with 429 and a `Retry-After` (both assumed: a warning otherwise).
+// The `rate-limit` probe: on an operation with its own stricter `x-rate-limit` (card issuance), and once per
+// run for the document's default (600 requests per 15 minutes per key, on the first read), a fresh key sends
+// limit + 1 requests (a POST's invalid: every authenticated request counts, and none creates anything); the
+// last must be refused, with 429 and a `Retry-After` (both assumed: a warning otherwise). The default's value
+// is the document's own, so its last request answered 2xx is a failure; the card limit is assumed, a warning.
 //
 // The spent budget must still be spent when the last request arrives. A server with windows aligned to the
 // clock (the sandbox's: every quarter hour for 15 minutes; the provider does not say which kind it uses)
@@ -35,6 +37,12 @@ const systemClock: ProbeClock = { now: () => Date.now(), sleep: (ms) => new Prom
 export const SKEW_MS = 5_000;
 
 export const rateLimitApplies = (ctx: KitContext, op: OperationModel): boolean => rateLimitsOf(ctx.api, op).some((l) => l.bucket === op.operationId && l.limit <= 100);
+
+/** The limit the probe spends on `op`: its own stricter one, else the document's default (`firstRead`: the run's probe of it). */
+const limitOf = (ctx: KitContext, op: OperationModel): RateLimit | undefined => {
+  const limits = rateLimitsOf(ctx.api, op);
+  return limits.find((l) => l.bucket === op.operationId) ?? limits.find((l) => l.bucket === 'default');
+};
 
 /** The first start of a clock-aligned window (a multiple of `windowMs`) in (from, to], or undefined. */
 export function boundaryWithin(from: number, to: number, windowMs: number): number | undefined {
@@ -71,7 +79,8 @@ interface Spent {
 /** Up to limit + 1 requests with `key` (stopping at the first 429), bracketed by the kit's clock. */
 async function spendBudget(ctx: KitContext, check: CheckRecorder, op: OperationModel, limit: RateLimit, seed: number, key: string, clock: ProbeClock): Promise<Spent> {
   // Malformed JSON: refused, nothing created, and counted like any authenticated request.
-  const request = materialize(ctx, op, { ...samplePlan(ctx, op, seed), body: { raw: '{' } }, { headers: { [ctx.api.apiKeyHeader]: key } });
+  const plan = samplePlan(ctx, op, seed);
+  const request = materialize(ctx, op, op.body ? { ...plan, body: { raw: '{' } } : plan, { headers: { [ctx.api.apiKeyHeader]: key } });
   const startedMs = clock.now();
   let last: Exchange | undefined;
   for (let i = 0; i <= limit.limit; i++) {
@@ -87,7 +96,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function rateLimitProbe(ctx: KitContext, op: OperationModel, seed: number, clock: ProbeClock = systemClock): Promise<CheckResult> {
   const check = new CheckRecorder(op.operationId, 'rate-limit', 'past its x-rate-limit a key gets 429 with Retry-After');
-  const limit = rateLimitsOf(ctx.api, op).find((l) => l.bucket === op.operationId);
+  const limit = limitOf(ctx, op);
   if (!limit || !ctx.admin) {
     check.skip('skipped, needs the admin API (a fresh key of an organization of the probe’s own is spent)');
     return check.result();
@@ -122,6 +131,10 @@ function judge(ctx: KitContext, check: CheckRecorder, op: OperationModel, limit:
   const documented = op.responses.find((r) => r.status === '429');
   const reason = documented?.assumedReason ?? 'the provider does not show the rate-limit answer';
   if (!response) return;
+  if (response.status < 300 && limit.bucket === 'default') {
+    check.add([{ severity: 'failure', rule: 'rate-limit', message: `${label(op, response)}: request ${limit.limit + 1} with one key within ${limit.windowMs / 1000} s was served; the provider's document limits a key to ${limit.limit} requests per ${limit.windowMs / 60_000} minutes (section 8, its x-rate-limit)`, curl }]);
+    return;
+  }
   if (response.status !== 429) {
     check.warn({ rule: 'rate-limit', message: `${label(op, response)} after ${limit.limit + 1} requests with one key; the spec's x-rate-limit (${limit.limit} per ${limit.windowMs / 1000} s) says 429. Body ${snippet(response.text)}`, assumedReason: reason, curl });
     return;
