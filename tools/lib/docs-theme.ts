@@ -56,6 +56,8 @@ code[data-error-code] { cursor: pointer; text-decoration: underline; text-underl
 .page-heading h1 { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 /* The dark scheme: the search box, placeholders and code comments (#555761, 1.95 on #2a2b33 → 5.7) */
 html.dark {
+  /* matched words in search results: #1f7cff 3.97 → #8ab4ff 7.4 on the dialog's #22242b */
+  --search-highlight-text-color: #8ab4ff;
   /* keywords in code: #fe409c 4.3 → #ff7ab8 5.9 on #2a2b33 */
   --code-block-tokens-keyword-color: #ff7ab8;
   --search-trigger-color: #a3a4ae;
@@ -115,8 +117,10 @@ export const consoleCss = `
   html.try-it-open [data-testid="right-panel"], html.workflow-run-open [data-testid="right-panel"] { display: none !important; }
   #try-it .ti-samples-note { display: block; }
 }
-.try-it-skip { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; }
-.try-it-skip:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
+/* The skip links (to the console, to the content: docs-browser/a11y.ts), shown when focused */
+.try-it-skip, .skip-to-content { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; font-family: var(--font-family-base, system-ui, sans-serif); }
+.try-it-skip:focus, .skip-to-content:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
+html.dark .try-it-skip:focus, html.dark .skip-to-content:focus { outline-color: #8ab4ff; }
 #try-it .ti-notice, #try-it .ti-scenario { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #f3f6fd; border: 1px solid #b9c9ee; }
 #try-it .ti-notice { background: #fff8eb; border-color: #e3c27a; }
 #try-it .ti-prereq, #try-it .ti-holder { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #fff8eb; border: 1px solid #e3c27a; }

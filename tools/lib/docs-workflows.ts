@@ -28,6 +28,8 @@ export interface ConsoleWorkflowStep {
 export interface ConsoleWorkflow {
   workflowId: string;
   summary: string;
+  /** Redoc's route of the workflow's guide page (#/workflow-<id>): a `#workflow/<id>` deep link opens the runner there. */
+  route: string;
   /** Runnable in the page: only the public API with the reader's key (the admin token never enters the page). */
   runnable: boolean;
   inputs: Record<string, Json>;
@@ -101,6 +103,7 @@ export function workflowConsoleData(payments: OpenApiDocument, dir = workflowsDi
     return {
       workflowId: String(workflow.workflowId),
       summary: String(workflow.summary ?? ''),
+      route: workflowRoute(String(workflow.workflowId)),
       runnable: steps.every((s) => s.source === 'payments'),
       inputs: Object.fromEntries(Object.entries(props).filter(([, p]) => p.default !== undefined).map(([k, p]) => [k, p.default as Json])),
       steps,
@@ -130,16 +133,26 @@ function stepMarkdown(step: ConsoleWorkflowStep, i: number, payments: OpenApiDoc
   return lines.join('\n');
 }
 
+/** Where an installed @payments/spec has a workflow file (its `./workflows/*` export). */
+export const shippedWorkflowFile = (file: string) => `@payments/spec/dist/workflows/${file}`;
+
+/**
+ * How a reader runs a workflow on a fresh sandbox: with the installed contract kit (`payments-contract-kit
+ * workflows`, packages/contract-kit/README.md), or `npm run workflows` in a clone of the repository.
+ */
+export const runCommands = (workflowId: string) =>
+  `\`npx payments-contract-kit workflows --workflow ${workflowId}\` (a fresh sandbox; in the repository \`npm run workflows -- --workflow ${workflowId}\`)`;
+
 function guideMarkdown(r: Resolved, data: ConsoleWorkflow, payments: OpenApiDocument): string {
   const w = r.workflow;
   const props = Object.entries((w.inputs?.properties ?? {}) as Record<string, Doc>);
   const run = data.runnable
-    ? `**Run it** step by step in the console: [run this workflow against the sandbox](#workflow/${data.workflowId}) (each step's answer is shown as it comes), or all at once with \`npm run workflows -- --workflow ${data.workflowId}\`.`
-    : `**Run it** with \`npm run workflows -- --workflow ${data.workflowId}\` (a fresh sandbox) or \`payments-contract-kit workflows --server URL --admin-token T --workflow ${data.workflowId}\`. It sets a provider state through the sandbox's admin API, whose token never enters this page, so the console does not run it.`;
+    ? `**Run it** step by step in the console: [run this workflow against the sandbox](#workflow/${data.workflowId}) (each step's answer is shown as it comes), or all at once with ${runCommands(data.workflowId)}.`
+    : `**Run it** with ${runCommands(data.workflowId)}, or against a running sandbox with \`npx payments-contract-kit workflows --server URL --admin-token T --workflow ${data.workflowId}\`. It sets a provider state through the sandbox's admin API, whose token never enters this page, so the console does not run it.`;
   return [
     `**The provider's rule:** ${w['x-provider-rule'] ?? ''}`,
     '',
-    `**Section of the provider's document:** ${w['x-provider-section'] ?? ''} · **File:** \`openapi/workflows/${r.file.file}\` (Arazzo ${r.file.arazzo}), workflow \`${data.workflowId}\``,
+    `**Section of the provider's document:** ${w['x-provider-section'] ?? ''} · **File:** \`${shippedWorkflowFile(r.file.file)}\` (Arazzo ${r.file.arazzo}; in the repository \`openapi/workflows/${r.file.file}\`), workflow \`${data.workflowId}\``,
     '',
     String(w.description ?? '').trim(),
     '',

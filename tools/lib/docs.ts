@@ -66,20 +66,23 @@ export function assumptionsMarkdown(doc: OpenApiDocument): string {
 /** The sandbox's deterministic test values, the way card networks publish test card numbers. */
 export function testValuesMarkdown(): string {
   return [
-    'The sandbox (`npm start`) implements the documented behaviour with state. Provider-side outcomes that a real server decides are triggered by these values:',
+    'The sandbox (`npx payments-sandbox`, or `npm start` in the repository) implements the documented behaviour with state. Provider-side outcomes that a real server decides are triggered by these values:',
     '',
     '| Send | Value | Operation | Outcome | What happens |',
     '|---|---|---|---|---|',
     ...TEST_VALUES.map((t) => `| ${cell(t.field)} | \`${cell(t.value)}\` | \`${t.operationId}\` | \`${t.code}\` | ${cell(t.meaning)} |`),
     '',
-    `**Try it** (from the docs served by \`npm start\`): [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}) · [schedule a 503 and retry with the same key](#try/${SCENARIOS[1]!.name}).`,
+    `**Try it** (from the docs the sandbox serves at \`/docs/\`: \`npx payments-sandbox\`, or \`npm start\` in the repository): [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}) · [schedule a 503 and retry with the same key](#try/${SCENARIOS[1]!.name}).`,
     '',
-    'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `openapi-admin/` and `node packages/sandbox/src/cli.ts --help`.',
+    'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `npx payments-sandbox admin --help` (in the repository: `node packages/sandbox/src/cli.ts --help`, and the admin API in `openapi-admin/`).',
   ].join('\n');
 }
 
 /** Relative links: /openapi.* from the sandbox's /docs/, dist/openapi.* from dist/docs/index.html. */
 const SPEC_DOWNLOADS = '**Download the spec** (OpenAPI 3.1, bundled): [openapi.yaml](../openapi.yaml) · [openapi.json](../openapi.json)';
+
+/** The admin CLI's arguments that schedule one 503 for the next transfer (after `--url` and `--token`). */
+const FAULT_503 = 'fault add --operation createTransfer --kind unavailable --count 1 --resolution completed';
 
 /** Prefilled requests of the docs console that the guides link to (`#try/<name>`). */
 export const SCENARIOS: ConsoleScenario[] = [
@@ -100,16 +103,16 @@ export const SCENARIOS: ConsoleScenario[] = [
     operationId: 'createTransfer',
     title: 'Schedule a temporary 503 and retry with the same key',
     steps: [
-      'In a terminal, schedule one 503 for the next transfer with the admin CLI and the admin token that npm start printed (the token never goes into this page: it controls every organization of the sandbox):',
+      'In a terminal, schedule one 503 for the next transfer with the admin CLI and the admin token the sandbox printed when it started (npx payments-sandbox, or npm start in the repository; the token never goes into this page: it controls every organization of the sandbox):',
       'Send: 503 temporarily_unavailable. The attempt stays unresolved under this Idempotency-Key.',
       'Send again with the same key (a client waits at least 60 seconds first; the sandbox does not make you wait): 201 with the transfer, the attempt resolved.',
     ],
-    command: 'node packages/sandbox/src/cli.ts --url {baseUrl} --token <admin token printed by npm start> fault add --operation createTransfer --kind unavailable --count 1 --resolution completed',
+    command: `npx payments-sandbox admin --url {baseUrl} --token <admin token> ${FAULT_503}\n# in a clone of the repository (npm start): node packages/sandbox/src/cli.ts --url {baseUrl} --token <admin token> ${FAULT_503}`,
   },
 ];
 
 /** At the top of the retry guide (its first page; Redoc gives each ### heading a page of its own). */
-const RETRY_GUIDE_TRY_IT = `**Try it in the sandbox.** From the docs served by \`npm start\`, the console sends real requests to a stateful sandbox: [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}), and [schedule a 503, then retry with the same key](#try/${SCENARIOS[1]!.name}).`;
+const RETRY_GUIDE_TRY_IT = `**Try it in the sandbox.** From the docs the sandbox serves at \`/docs/\` (\`npx payments-sandbox\`, or \`npm start\` in the repository), the console sends real requests to a stateful sandbox: [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}), and [schedule a 503, then retry with the same key](#try/${SCENARIOS[1]!.name}).`;
 
 const decodePointer = (pointer: string) => pointer.replace(/~1/g, '/').replace(/~0/g, '~');
 
@@ -135,8 +138,9 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   // docs copy drops the Markdown and adds the sandbox that serves the page (`/`: the page's own origin).
   for (const server of (Array.isArray(out.servers) ? out.servers : []).filter(isObject)) {
     if (typeof server.description === 'string') server.description = server.description.replace(/`/g, '');
+    withAbsoluteUrl(server);
   }
-  out.servers = [...(Array.isArray(out.servers) ? out.servers : []), { url: '/', description: 'The sandbox serving these docs (npm start): this page\'s own origin' }];
+  out.servers = [...(Array.isArray(out.servers) ? out.servers : []), { url: '/', description: 'The sandbox serving these docs (npx payments-sandbox, or npm start in the repository): this page\'s own origin' }];
 
   const info = out.info as Json;
   if (isObject(info)) info.description = `${SPEC_DOWNLOADS}\n\n${String(info.description ?? '')}`;
@@ -156,6 +160,31 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   const guides = groups.find((g) => g.name === 'Guides');
   if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values', ...(derived.changelog ? ['Changelog'] : []));
   return withWorkflowGuides(out, doc);
+}
+
+/**
+ * Redoc resolves a server URL that is not absolute against the page's own URL, so the spec's `{base_url}`
+ * (a URL that is only a variable) was shown, and copied, as `http://127.0.0.1:8080/docs/{base_url}` once the
+ * reader had moved in the page (the server-rendered first view showed `{base_url}`). The docs copy shows the
+ * URL with its variables' defaults filled in, and says in the description which part is a variable and that
+ * the default is a placeholder (the variable's own description). `/` (the sandbox serving the page) stays.
+ */
+export function withAbsoluteUrl(server: JsonObject): void {
+  if (typeof server.url !== 'string' || server.url === '/' || /^[a-z][a-z0-9+.-]*:\/\//i.test(server.url)) return;
+  const variables = isObject(server.variables) ? server.variables : {};
+  const named = [...server.url.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const defaults = Object.fromEntries(named.map((name) => [name, isObject(variables[name]) ? variables[name].default : undefined]));
+  const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => (typeof defaults[name] === 'string' ? defaults[name] : `{${name}}`));
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) throw new Error(`docs: server URL ${String(server.url)} is not absolute even with its variables' defaults (${url})`);
+  const said = named.map((name) => {
+    const variable = isObject(variables[name]) ? variables[name] : {};
+    // Its description as the spec has it (annotate() has added the "Assumed" note to the docs copy's).
+    const meaning = typeof variable.description === 'string' ? variable.description.split('\n\n**Assumed:**')[0]!.replace(/`/g, '').replace(/\.$/, '') : 'a variable';
+    return `Shown here with {${name}} at its default, ${String(defaults[name])}: ${meaning.charAt(0).toLowerCase()}${meaning.slice(1)}`;
+  });
+  server.url = url;
+  delete server.variables;
+  server.description = `${typeof server.description === 'string' ? server.description : ''} ${said.join('. ')}.`.trim();
 }
 
 /**

@@ -39,9 +39,79 @@ function sidebarLandmark(): void {
   }
 }
 
+/**
+ * Redoc's router links rendered on the server (the sidebar's guides, groups and workflows, links in the first
+ * view's text) keep the server's `href="/limits"` after hydration (React does not patch attributes then), while
+ * the links rendered in the browser say `#/limits`. A plain click works either way (the router takes it), but
+ * "open in a new tab", a middle click or "copy link" got `/limits`, outside /docs/: the sandbox's 404. Each such
+ * link gets the route as the browser would render it. React leaves the attribute alone on later renders: its
+ * prop has not changed.
+ */
+function routeLinks(): void {
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('#redoc a[href^="/"]:not([href^="//"])')) {
+    link.setAttribute('href', `#${link.getAttribute('href')}`);
+  }
+}
+
+/**
+ * The sidebar's search box is a <div> that opens the search dialog on a click: no Tab stop, no role, no name.
+ * It becomes a button for the keyboard and screen readers (Enter or Space opens the dialog; Ctrl+K still does).
+ */
+function searchTriggerByKeyboard(): void {
+  for (const trigger of document.querySelectorAll<HTMLElement>('[data-testid="search-trigger"]:not([tabindex])')) {
+    trigger.tabIndex = 0;
+    trigger.setAttribute('role', 'button');
+    // Named by its visible text ("Search Ctrl+K"); a label of its own would have to repeat it (WCAG 2.5.3).
+    if (!trigger.textContent?.trim()) trigger.setAttribute('aria-label', 'Search the docs');
+    trigger.setAttribute('aria-haspopup', 'dialog');
+    trigger.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      trigger.click();
+    });
+  }
+}
+
+/** The search dialog's clear button (an icon, × in a circle) has no text: it gets a name. */
+function nameSearchClearButton(): void {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-testid="search-dialog"] [data-component-name="Search/SearchInput"] button:not([aria-label])')) {
+    button.setAttribute('aria-label', 'Clear the search');
+  }
+}
+
 export function applyA11yFixes(): void {
   nameExamplePickers();
   focusableTableScrollers();
   focusableCodeScrollers();
   sidebarLandmark();
+  routeLinks();
+  searchTriggerByKeyboard();
+  nameSearchClearButton();
+}
+
+/**
+ * A skip link at the top of the page (after the Try-it console's, on an operation's page): keyboard users reach
+ * the text without tabbing through the sidebar's ~30 links. It is no route (Redoc's router owns the hash): it
+ * moves focus to the section on screen, or to <main>.
+ */
+export function addSkipToContent(): void {
+  const skip = document.createElement('a');
+  skip.href = '#';
+  skip.className = 'skip-to-content';
+  skip.textContent = 'Skip to content';
+  skip.addEventListener('click', (event) => {
+    event.preventDefault();
+    const route = decodeURIComponent(location.hash.replace(/^#/, ''));
+    const main = document.querySelector<HTMLElement>('main');
+    const section = route ? [...document.querySelectorAll<HTMLElement>('main [data-section-id]')].find((el) => el.dataset.sectionId === route) : undefined;
+    const target = section ?? main;
+    if (!target) return;
+    if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+    target.focus({ preventScroll: Boolean(section) });
+  });
+  // In the page's <header> (a landmark: axe's `region` wants all content in one), which follows the console's
+  // skip link; without it, first on the page.
+  const header = document.querySelector('body > header.page-heading');
+  if (header) header.prepend(skip);
+  else document.body.prepend(skip);
 }

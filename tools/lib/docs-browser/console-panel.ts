@@ -74,7 +74,7 @@ export function buildPanel(apiKeyHeader: string): Panel {
  * with the operation's key in `keys` (made when missing, kept as typed, replaced by "New key"), a path id
  * with the one the sandbox returned in this tab, anything else with the spec's example.
  */
-export function renderParams(container: HTMLElement, op: ConsoleOperation, keys: Map<string, string>, ids: Record<string, string>, newKey: () => string, onRenew: () => void): void {
+export function renderParams(container: HTMLElement, op: ConsoleOperation, keys: Map<string, string>, ids: Record<string, string>, newKey: () => string): void {
   container.replaceChildren(
     ...op.parameters
       .filter((p) => p.in !== 'query' || p.required)
@@ -92,10 +92,7 @@ export function renderParams(container: HTMLElement, op: ConsoleOperation, keys:
         if (!isKey) return h('div', { class: 'ti-field' }, label, input);
         input.addEventListener('input', () => keys.set(op.operationId, input.value));
         const renew = h('button', { type: 'button', class: 'ti-secondary' }, 'New key');
-        renew.addEventListener('click', () => {
-          keys.set(op.operationId, (input.value = newKey()));
-          onRenew();
-        });
+        renew.addEventListener('click', () => keys.set(op.operationId, (input.value = newKey())));
         return h('div', { class: 'ti-field' }, label, h('div', { class: 'ti-inline' }, input, renew), h('small', {}, 'Generated for this page; sending again with the same key replays the original result.'));
       }),
   );
@@ -133,7 +130,7 @@ export function explainElsewhere(notice: HTMLElement, reason: string): void {
   notice.hidden = false;
   notice.replaceChildren(
     h('p', {}, h('strong', {}, 'Open these docs from the sandbox to send requests. '), reason),
-    h('p', {}, 'Enter the base URL of a running sandbox (npm start prints it), then open its docs at ', h('code', {}, '<base URL>/docs/'), '. The sandbox sends no CORS headers, by design: the API is server-to-server, so a browser page on another origin (or a file) cannot call it, and an API key never has to live in a web page of another site. The console therefore sends only to the origin that served this page.'),
+    h('p', {}, 'Enter the base URL of a running sandbox (npx payments-sandbox, or npm start in the repository, prints it), then open its docs at ', h('code', {}, '<base URL>/docs/'), '. The sandbox sends no CORS headers, by design: the API is server-to-server, so a browser page on another origin (or a file) cannot call it, and an API key never has to live in a web page of another site. The console therefore sends only to the origin that served this page.'),
   );
 }
 
@@ -173,7 +170,7 @@ export function renderHistory(log: HTMLElement, sent: Sent[]): void {
 export function renderScenario(box: HTMLElement, active: ConsoleScenario | undefined, baseUrl: string): void {
   box.hidden = !active;
   if (!active) return box.replaceChildren();
-  const command = active.command?.replace('{baseUrl}', baseUrl);
+  const command = active.command?.replaceAll('{baseUrl}', baseUrl);
   box.replaceChildren(
     h('h3', {}, active.title),
     h('ol', {}, ...active.steps.map((s) => h('li', {}, s))),

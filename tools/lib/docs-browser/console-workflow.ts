@@ -156,7 +156,7 @@ export function startWorkflowConsole(data: WorkflowPageData): void {
     ui.notice.hidden = true;
     if (workflow && !workflow.runnable) {
       ui.notice.hidden = false;
-      ui.notice.textContent = `This workflow sets a provider state through the sandbox's admin API, whose token never enters this page. Run it with: npm run workflows -- --workflow ${workflow.workflowId}`;
+      ui.notice.textContent = `This workflow sets a provider state through the sandbox's admin API, whose token never enters this page. Run it with: npx payments-contract-kit workflows --workflow ${workflow.workflowId} (in the repository: npm run workflows -- --workflow ${workflow.workflowId})`;
     }
     ui.apiKey.value = session(API_KEY_STORE) ?? ui.apiKey.value;
     reset();
@@ -230,8 +230,19 @@ export function startWorkflowConsole(data: WorkflowPageData): void {
     },
     true,
   );
-  if (location.hash.startsWith(PREFIX)) open(location.hash.slice(PREFIX.length));
-  if (!session(API_KEY_STORE)) {
+  // A deep link (#workflow/<id>, loaded or typed) opens the runner on the workflow's own page, which replaces
+  // the link in the history: Back then leaves the page instead of landing on the link again.
+  const openDeepLink = () => {
+    if (!location.hash.startsWith(PREFIX)) return;
+    const id = decodeURIComponent(location.hash.slice(PREFIX.length));
+    const route = data.workflows.find((w) => w.workflowId === id)?.route;
+    if (route) location.replace(`#${route}`);
+    open(id);
+  };
+  openDeepLink();
+  window.addEventListener('hashchange', openDeepLink);
+  // Only a sandbox serves the settings; a page opened from a file asks nothing (file:///docs/console.json fails).
+  if (!session(API_KEY_STORE) && location.protocol !== 'file:') {
     fetch(data.settingsPath, { cache: 'no-store', credentials: 'omit' })
       .then(async (res) => (res.ok ? ((await res.json()) as { demoApiKey?: string }) : undefined))
       .then((settings) => {

@@ -29,13 +29,21 @@ function rememberedIds(): Record<string, string> {
 
 const newIdempotencyKey = () => `docs-${crypto.randomUUID()}`;
 
-/** A guide's title for the tab: its sidebar entry's label. */
-function sectionTitle(route: string, pageTitle: string): string {
-  // The sidebar's links are the routes themselves (`/errors`), the address bar's hash the same with its `#`.
+/**
+ * A guide's (or an error card's) name for the tab: its sidebar entry's label, or, when its entry is not in the
+ * sidebar's DOM (an error card in the collapsed Errors group, reached by search or a linked code), its section's
+ * heading. Undefined until either is rendered.
+ */
+function sectionLabel(route: string): string | undefined {
+  // The sidebar's links are the routes themselves (`/errors`, as rendered on the server), or the same with a `#`.
   const link = [...document.querySelectorAll<HTMLAnchorElement>('[data-component-name="Menu/Menu"] a[href]')].find((a) => [route, `#${route}`].includes(a.getAttribute('href') ?? ''));
-  const label = link?.innerText.replace(/\s+/g, ' ').trim();
-  return label && label !== pageTitle ? `${label} · ${pageTitle}` : pageTitle;
+  const section = [...document.querySelectorAll<HTMLElement>('main [data-section-id]')].find((el) => el.dataset.sectionId === route);
+  const heading = section?.querySelector<HTMLElement>('h1, h2, h3, h4, h5');
+  const label = (link?.innerText || heading?.innerText)?.replace(/\s+/g, ' ').trim();
+  return label || undefined;
 }
+
+const titled = (label: string | undefined, pageTitle: string) => (label && label !== pageTitle ? `${label} · ${pageTitle}` : pageTitle);
 
 export function startConsole(data: ConsoleData): void {
   const ui = buildPanel(data.apiKeyHeader);
@@ -46,7 +54,7 @@ export function startConsole(data: ConsoleData): void {
   const pageTitle = document.title;
   const keys = new Map<string, string>(); // operationId → its Idempotency-Key, until "New key"
   const history = new Map<string, Sent[]>();
-  const tags = new Map<string, string>(); // operationId → the tag of its fresh unique values, until "New key"
+  const tags = new Map<string, string>(); // operationId → the tag of its fresh unique values, until "New values and key"
   /** The operation that creates what a body field refers to: createRecipient for `recipientId`. */
   const creators = new Map(data.operations.filter((o) => o.method === 'POST' && !o.path.includes('{')).map((o) => [idFieldOf(o.path), o]));
 
@@ -103,12 +111,9 @@ export function startConsole(data: ConsoleData): void {
     current = op;
     ui.title.textContent = `Try it: ${op.summary}`;
     ui.endpoint.replaceChildren(h('span', { class: `ti-method ti-${op.method.toLowerCase()}` }, op.method), ' ', h('code', {}, op.path));
-    renderParams(ui.params, op, keys, rememberedIds(), newIdempotencyKey, () => {
-      // A new key is a new attempt: for a create with unique fields, also new values (else a 409).
-      if (op.uniqueFields.length === 0) return;
-      tags.set(op.operationId, freshTag());
-      fillBody(op);
-    });
+    // "New key" changes the key only: the body stays as the reader left it (edited or not). A create whose
+    // unique values are taken answers 409, and the console then offers new values and a key (leadToHolder).
+    renderParams(ui.params, op, keys, rememberedIds(), newIdempotencyKey);
     ui.exampleSelect.replaceChildren(...op.examples.map((e, i) => h('option', { value: String(i) }, e.summary)));
     ui.exampleRow.hidden = op.examples.length < 2;
     ui.bodyRow.hidden = op.examples.length === 0;
@@ -226,7 +231,8 @@ export function startConsole(data: ConsoleData): void {
   function onRoute(): void {
     const route = currentRoute();
     const op = data.operations.find((o) => o.route === route);
-    document.title = op ? `${op.summary} (${op.method} ${op.path}) · ${pageTitle}` : sectionTitle(route, pageTitle);
+    if (op) document.title = `${op.summary} (${op.method} ${op.path}) · ${pageTitle}`;
+    else retitle(route);
     ui.launcher.hidden = !op;
     ui.skip.hidden = !op;
     ui.form.hidden = !op;
@@ -238,6 +244,20 @@ export function startConsole(data: ConsoleData): void {
     }
     ui.launcher.textContent = `Try it: ${op.method} ${op.path}`;
     if (op !== current) renderOperation(op);
+  }
+
+  /** Names the page in the tab's title, once what names it is rendered (a few frames after the URL changed). */
+  let retitling = 0;
+  function retitle(route: string): void {
+    const attempt = ++retitling;
+    const started = performance.now();
+    const tryNow = () => {
+      if (attempt !== retitling || currentRoute() !== route) return; // the reader has moved on
+      const label = sectionLabel(route);
+      document.title = titled(label, pageTitle);
+      if (!label && route && route !== '/' && performance.now() - started < 3_000) setTimeout(tryNow, 100);
+    };
+    tryNow();
   }
 
   function showNothingToSend(): void {
@@ -262,7 +282,11 @@ export function startConsole(data: ConsoleData): void {
     keys.set(op.operationId, newIdempotencyKey()); // a scenario starts a fresh attempt
     history.delete(op.operationId);
     current = undefined;
-    if (location.hash !== `#${op.route}`) location.hash = op.route;
+    // A deep link (#try/<name>, loaded or typed) gives way to its operation's page in the same history entry:
+    // Back then returns to the page before it (#try/… again would redirect again). A guide's link, clicked,
+    // adds the operation's page to the history: Back returns to the guide.
+    if (location.hash.startsWith(SCENARIO_PREFIX)) location.replace(`#${op.route}`);
+    else if (location.hash !== `#${op.route}`) location.hash = op.route;
     onRoute();
     setOpen(true);
   }

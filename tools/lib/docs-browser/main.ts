@@ -4,7 +4,8 @@
 // idle): changing that DOM earlier would make React's hydration see a mismatch.
 import type { ConsoleData } from '../docs-console.ts';
 import type { WorkflowPageData } from '../docs-workflows.ts';
-import { applyA11yFixes } from './a11y.ts';
+import { addSkipToContent, applyA11yFixes } from './a11y.ts';
+import { explainSpecDownloads } from './file-page.ts';
 import { startConsole } from './console.ts';
 import { startWorkflowConsole } from './console-workflow.ts';
 import { followErrorCodeLinks, linkErrorCodes } from './error-links.ts';
@@ -22,9 +23,11 @@ afterHydration(() => {
   const fixPage = () => {
     applyA11yFixes();
     if (data) linkErrorCodes(codes);
+    if (location.protocol === 'file:') explainSpecDownloads();
   };
   fixPage();
   let scheduled = false;
+  // The whole body: Redoc renders its search dialog outside #redoc.
   new MutationObserver(() => {
     if (scheduled) return;
     scheduled = true;
@@ -32,12 +35,13 @@ afterHydration(() => {
       scheduled = false;
       fixPage();
     });
-  }).observe(document.getElementById('redoc') ?? document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label'] });
+  }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-label'] });
 
   if (data) {
     followErrorCodeLinks(data.errorsRoute);
     startConsole(data);
   }
+  addSkipToContent(); // after the console's skip link, which stays the first Tab stop on an operation's page
   const workflows = document.getElementById('workflow-data')?.textContent;
   if (workflows) startWorkflowConsole(JSON.parse(workflows) as WorkflowPageData);
 });
