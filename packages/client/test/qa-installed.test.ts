@@ -5,34 +5,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { PaymentsError, ResponseError, classifyTransfer, createPaymentsClient, type PaymentsClientOptions } from '../src/index.ts';
-import { errorBody, scriptedServer, type Reply } from './scripted-fetch.ts';
+import { errorBody, failure, scriptedClient, scriptedServer, type Reply } from './scripted-fetch.ts';
 
 const API_KEY = 'svc_live_qainstalled01';
 const body = { recipientId: 'rcp_1', amount: '150.00' };
 
-function setup(script: Reply[], extra: Partial<PaymentsClientOptions> = {}) {
-  const server = scriptedServer(script);
-  const client = createPaymentsClient({
-    apiKey: API_KEY,
-    baseUrl: 'http://127.0.0.1:1',
-    fetch: server.fetch,
-    sleep: server.sleep,
-    now: server.now,
-    setTimer: server.setTimer,
-    random: () => 0.5,
-    ...extra,
-  });
-  return { server, client };
-}
-
-async function failure(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to fail');
-}
+const setup = (script: Reply[], extra: Partial<PaymentsClientOptions> = {}) => scriptedClient(script, { apiKey: API_KEY, ...extra });
 
 /** The creation error, or a failure of the test when creation succeeds. */
 function refusedAtCreation(options: Record<string, unknown>): PaymentsError {

@@ -2,6 +2,7 @@
 // request is recorded (method, path, headers, body), so a test can assert which attempt carried which key.
 // Time is virtual: `sleep` records the wait and advances `now`, so the 60-second waits take microseconds;
 // `setTimer` is a virtual per-attempt timer: while a reply hangs, the clock jumps to the next timer and fires it.
+import { createPaymentsClient, type PaymentsClientOptions } from '../src/index.ts';
 
 export type Reply =
   | { status: number; json?: unknown; text?: string; headers?: Record<string, string> }
@@ -86,6 +87,32 @@ export function scriptedServer(script: Reply[]) {
     },
     keys: () => sent.map((s) => s.headers['idempotency-key']),
   };
+}
+
+/** A client on a scripted server, with its virtual clock and timers and no jitter: the tests' usual set-up. */
+export function scriptedClient(script: Reply[], extra: Partial<PaymentsClientOptions> = {}) {
+  const server = scriptedServer(script);
+  const client = createPaymentsClient({
+    apiKey: 'svc_live_scripted000001',
+    baseUrl: 'http://127.0.0.1:1',
+    fetch: server.fetch,
+    sleep: server.sleep,
+    now: server.now,
+    setTimer: server.setTimer,
+    random: () => 0.5,
+    ...extra,
+  });
+  return { server, client };
+}
+
+/** The error a call fails with (a call that succeeds fails the test). */
+export async function failure(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the call to fail');
 }
 
 export const errorBody = (code: string, error = code) => ({ error, code, requestId: '5b1f4c8e-2d7a-4e3b-9c6f-1a2b3c4d5e6f' });

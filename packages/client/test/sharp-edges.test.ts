@@ -5,33 +5,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AbortError, ApiError, KEY_NAMESPACE, TimeoutError, ValidationError, classifyTransfer, createPaymentsClient, deriveIdempotencyKey } from '../src/index.ts';
-import { errorBody, scriptedServer, transfer, type Reply } from './scripted-fetch.ts';
+import { errorBody, failure, scriptedClient, scriptedServer, transfer, type Reply } from './scripted-fetch.ts';
 
 const body = { recipientId: 'rcp_1', amount: '150.00' };
 
-function setup(script: Reply[], extra: Record<string, unknown> = {}) {
-  const server = scriptedServer(script);
-  const client = createPaymentsClient({
-    apiKey: 'svc_live_sharpedges0001',
-    baseUrl: 'http://127.0.0.1:1',
-    fetch: server.fetch,
-    sleep: server.sleep,
-    now: server.now,
-    setTimer: server.setTimer,
-    random: () => 0.5,
-    ...extra,
-  });
-  return { server, client };
-}
-
-async function failure(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to fail');
-}
+const setup = (script: Reply[], extra: Record<string, unknown> = {}) => scriptedClient(script, { apiKey: 'svc_live_sharpedges0001', ...extra });
 
 const sendTransfer = (client: ReturnType<typeof setup>['client'], idempotencyKey = 'order-1:transfer') =>
   client.POST('/v1/banking/transfers', { body, idempotencyKey });

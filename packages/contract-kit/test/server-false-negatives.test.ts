@@ -15,6 +15,16 @@ const TRANSFER = /^\/v1\/banking\/transfers\/([^/?]+)/;
 const codeOf = (res: Res): string | undefined => parse(res.body)?.code;
 const json = (status: number, body: unknown): Res => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+/** A transfer's Idempotency-Key as `rename` makes it from the key and how many requests came with it so far (undefined: as sent). */
+const rekeyTransfers = (rename: (key: string, n: number) => string | undefined): NonNullable<Mutant['request']> => (req, env) => {
+  const key = req.headers['idempotency-key'];
+  if (!is(req, 'POST', TRANSFERS) || !key) return req;
+  const n = ((env.memory.get(`n:${key}`) as number | undefined) ?? 0) + 1;
+  env.memory.set(`n:${key}`, n);
+  const renamed = rename(key, n);
+  return renamed === undefined ? req : { ...req, headers: { ...req.headers, 'idempotency-key': renamed } };
+};
+
 const DEFECTS = {
   // QA DEFECT=get-any
   'lookup-any-id': {
@@ -65,13 +75,7 @@ const DEFECTS = {
     name: 'two-transfers-per-key',
     defect: 'parallel transfers with one key make two transfers, each replayed to half of the requests',
     visible: true,
-    request: (req, env) => {
-      const key = req.headers['idempotency-key'];
-      if (!is(req, 'POST', TRANSFERS) || !key) return req;
-      const n = ((env.memory.get(`n:${key}`) as number | undefined) ?? 0) + 1;
-      env.memory.set(`n:${key}`, n);
-      return n % 2 === 0 ? { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 200)}-second` } } : req;
-    },
+    request: rekeyTransfers((key, n) => (n % 2 === 0 ? `${key.slice(0, 200)}-second` : undefined)),
   },
   // QA DEFECT=conflict-code (the message)
   'conflict-code-renamed': {
@@ -85,13 +89,7 @@ const DEFECTS = {
     name: 'six-transfers-per-key',
     defect: 'parallel transfers with one key make one transfer each',
     visible: true,
-    request: (req, env) => {
-      const key = req.headers['idempotency-key'];
-      if (!is(req, 'POST', TRANSFERS) || !key) return req;
-      const n = ((env.memory.get(`n:${key}`) as number | undefined) ?? 0) + 1;
-      env.memory.set(`n:${key}`, n);
-      return { ...req, headers: { ...req.headers, 'idempotency-key': `${key.slice(0, 200)}-${n}` } };
-    },
+    request: rekeyTransfers((key, n) => `${key.slice(0, 200)}-${n}`),
   },
   // QA DEFECT=replay-200: a replay gets the original body with 200 instead of the original 201
   'replay-status-200': {
