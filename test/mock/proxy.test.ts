@@ -1,0 +1,115 @@
+// `payments-mock proxy <server-url>`: Prism's validating proxy in front of a server, as a consumer runs it (the
+// package's compiled bin, packages/mock/bin → dist). In front of the sandbox, a valid transfer (its amount 0.07
+// as a JSON number, which plain Prism refused) reaches the server and comes back unflagged; in front of a
+// server that breaks the contract, the answer is flagged (sl-violations), and with --errors a bad answer
+// becomes a 500 and a bad request never reaches the server. A wrong command line is one line, exit code 2.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root } from '../../tools/lib/paths.ts';
+import { freePort } from '../../tools/lib/prism.ts';
+import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
+import { adminOf } from '../../packages/sandbox/test/support.ts';
+import { run, start, type Running } from '../registry/support.ts';
+
+const BIN = join(root, 'packages', 'mock', 'bin', 'payments-mock.js');
+const options = (timeoutMs: number) => ({ cwd: root, env: { ...process.env, NO_COLOR: '1' }, timeoutMs });
+
+/** `payments-mock proxy <upstream>` on a free port, ready. */
+async function proxy(upstream: string, ...extra: string[]): Promise<Running & { url: string }> {
+  const port = await freePort();
+  const running = await start(process.execPath, [BIN, 'proxy', upstream, '--port', String(port), ...extra], /Prism is listening on/, options(90_000));
+  return { ...running, url: `http://127.0.0.1:${port}` };
+}
+
+/** A server of the API that breaks the contract: a balance whose `balances` is a string, and a count of what reached it. */
+function brokenServer(): Promise<{ server: Server; url: string; reached: string[] }> {
+  const reached: string[] = [];
+  const server = createServer((req, res) => {
+    reached.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"balances":"10.00"}');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, reached })));
+}
+
+describe('in front of the sandbox', () => {
+  let sandbox: RunningSandbox;
+  let mock: Running & { url: string };
+  beforeAll(async () => {
+    sandbox = await startSandbox({});
+    mock = await proxy(sandbox.url);
+  }, 120_000);
+  afterAll(async () => {
+    await mock?.stop();
+    await sandbox?.close();
+  });
+
+  it('forwards a valid transfer (amount 0.07 as a JSON number) and its answer, with no violation and no CORS headers', async () => {
+    const { key } = await adminOf(sandbox).org();
+    const headers = { 'x-api-key': key, 'content-type': 'application/json', origin: 'https://shop.example' };
+    const recipient = await fetch(`${mock.url}/v1/banking/recipients`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'proxy-rcp-1' }, body: '{"rail":"usd_ach","nickname":"Proxy"}' });
+    expect(recipient.status).toBe(201);
+    const { id } = (await recipient.json()) as { id: string };
+    const transfer = await fetch(`${mock.url}/v1/banking/transfers`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'proxy-trf-1' }, body: `{"recipientId":"${id}","amount":0.07}` });
+    expect(transfer.status, String(transfer.headers.get('sl-violations'))).toBe(201);
+    expect(transfer.headers.get('sl-violations')).toBeNull();
+    expect((await transfer.json()) as object).toMatchObject({ recipientId: id, amount: '0.07' });
+    expect([...transfer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    // It reached the sandbox: the balance there went down.
+    const balance = await fetch(`${sandbox.url}/v1/banking/balance`, { headers: { 'x-api-key': key } });
+    expect(JSON.stringify(await balance.json())).toContain('"4999.93"');
+  });
+});
+
+describe('in front of a server that breaks the contract', () => {
+  let broken: Awaited<ReturnType<typeof brokenServer>>;
+  const started: Running[] = [];
+  beforeAll(async () => {
+    broken = await brokenServer();
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((r) => r.stop()));
+    await new Promise((resolve) => broken?.server.close(resolve));
+  });
+
+  it('flags the answer in sl-violations; with --errors the answer is a 500 and a bad request never reaches the server', async () => {
+    const key = { 'x-api-key': 'svc_live_proxytest0000000000' };
+    const flagging = await proxy(broken.url);
+    started.push(flagging);
+    const flagged = await fetch(`${flagging.url}/v1/banking/balance`, { headers: key });
+    expect(flagged.status).toBe(200);
+    expect(JSON.parse(flagged.headers.get('sl-violations') ?? '[]')).toEqual(expect.arrayContaining([expect.objectContaining({ location: expect.arrayContaining(['response', 'body']) })]));
+
+    const strict = await proxy(broken.url, '--errors');
+    started.push(strict);
+    expect((await fetch(`${strict.url}/v1/banking/balance`, { headers: key })).status).toBe(500);
+    const before = broken.reached.length;
+    const refused = await fetch(`${strict.url}/v1/banking/transfers`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json', 'idempotency-key': 'proxy-bad-1' },
+      body: '{"recipientId":"rcp_1","amount":37.455}',
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain('multipleOf');
+    expect(broken.reached.slice(before)).toEqual([]);
+  }, 200_000);
+});
+
+describe('a wrong command line', () => {
+  it.each([
+    [['proxy'], /proxy needs the server to forward to/],
+    [['proxy', 'localhost:8080'], /must be http or https; got "localhost:8080"/],
+    [['proxy', '127.0.0.1:8080'], /must be absolute/],
+    [['proxy', 'http://127.0.0.1:8080', 'extra'], /unexpected argument "extra"/],
+    [['serve'], /unknown command "serve"/],
+    [['--port', 'abc'], /--port must be a port number/],
+    [['--bogus'], /Unknown option '--bogus'/],
+  ])('payments-mock %j: one line naming the mistake, exit code 2', async (args, message) => {
+    const outcome = await run(process.execPath, [BIN, ...args], options(30_000));
+    expect(outcome.code, outcome.stderr).toBe(2);
+    expect(outcome.stderr).toMatch(message);
+    expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
+    expect(outcome.stderr).toContain('see payments-mock --help');
+  });
+});
