@@ -10,11 +10,14 @@
 //     per line);
 //   - `npx payments-contract-kit client --test-clock -- node client.mjs` gives 0 findings for the careful
 //     client and findings for the careless one;
-//   - `npx payments-mock` answers 201 to a transfer of 0.07 sent as a JSON number (Node >= 24.18), and says
-//     it needs Node 24.18 on Node 22;
+//   - `npx payments-mock` answers 201 to a transfer of 0.07 sent as a JSON number (Node >= 24.18), and
+//     `npx payments-mock proxy <url>` flags a server's answer that breaks the contract; it says it needs Node
+//     24.18 on Node 22;
 // on Node 20 (the machine's own node) every command refuses with its message and a non-zero exit; and the
 // GitHub Actions job of the guide "Test your integration" runs, step by step as the guide writes it, on Node 24.
 // The capability × Node table, the release's output and the guide's steps go to .reports/registry/.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -250,8 +253,23 @@ describe.each(NODE_LINES)('Node %s, a consumer folder outside the workspace', (l
       } finally {
         expect(await mock.stop(), mock.output()).toBe(0);
       }
+      // The validating proxy, in front of a server whose balance breaks the contract (`balances` a string).
+      const server = createServer((_req, reply) => reply.writeHead(200, { 'content-type': 'application/json' }).end('{"balances":"1.00"}'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const proxyPort = await freePort();
+      const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const proxy = await start('npx', ['payments-mock', 'proxy', upstream, '--port', String(proxyPort)], /Prism is listening on/, opts(line, 120_000), 'bin/payments-mock');
+      try {
+        const res = await fetch(`http://127.0.0.1:${proxyPort}/v1/banking/balance`, { headers: { 'x-api-key': 'svc_live_registrytestkey0000000000' } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('sl-violations')).toContain('response');
+      } finally {
+        expect(await proxy.stop(), proxy.output()).toBe(0);
+        await new Promise((resolve) => server.close(resolve));
+      }
+      return 'and proxy flags a bad answer';
     });
-  }, 180_000);
+  }, 240_000);
 });
 
 describe('Node 20 (end of life; the machine\'s own node)', () => {
