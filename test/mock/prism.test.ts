@@ -342,6 +342,15 @@ describe("Prism's request validation", () => {
     if (res.status !== 401) expect(res.json, res.describe).toEqual(prismValidationExample.value);
   });
 
+  // Prism left a JSON parse error unhandled and never answered (the hook keeps the body as its text).
+  it('answers a malformed JSON body as a request that does not match the contract', async () => {
+    const { path, headers } = validRequest(transfer);
+    const res = await fetch(`${prism.url}${path}`, { method: 'POST', headers, body: '{"recipientId":', signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(prismValidationStatus(transfer));
+    expect(res.headers.get('sl-violations')).toMatch(/"location":\["request","body"\]/);
+    expect(await res.json()).toEqual(prismValidationExample.value);
+  });
+
   // Documented: a positive decimal with at most two decimal places, as a number or a string.
   it.each([
     { label: '37.45 as a number', amount: 37.45 },

@@ -1,6 +1,7 @@
 // `payments-mock proxy <server-url>`: Prism's validating proxy in front of a server, as a consumer runs it (the
 // package's compiled bin, packages/mock/bin → dist). In front of the sandbox, a valid transfer (its amount 0.07
-// as a JSON number, which plain Prism refused) reaches the server and comes back unflagged; in front of a
+// as a JSON number, which plain Prism refused) reaches the server and comes back unflagged, and a malformed
+// JSON body (which plain Prism never answered) reaches it too; in front of a
 // server that breaks the contract, the answer is flagged (sl-violations), and with --errors a bad answer
 // becomes a 500 and a bad request never reaches the server. A wrong command line is one line, exit code 2.
 import { createServer, type Server } from 'node:http';
@@ -23,12 +24,13 @@ async function proxy(upstream: string, ...extra: string[]): Promise<Running & { 
   return { ...running, url: `http://127.0.0.1:${port}` };
 }
 
-/** A server of the API that breaks the contract: a balance whose `balances` is a string, and a count of what reached it. */
+/** A server of the API that breaks the contract: a balance whose `balances` is a string (or a 418, asked for), and a count of what reached it. */
 function brokenServer(): Promise<{ server: Server; url: string; reached: string[] }> {
   const reached: string[] = [];
   const server = createServer((req, res) => {
     reached.push(`${req.method} ${req.url}`);
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"balances":"10.00"}');
+    if (req.headers['x-status'] === '418') res.writeHead(418, { 'content-type': 'application/json' }).end('{"error":"I am a teapot.","code":"teapot","requestId":"00000000-0000-4000-8000-000000000000"}');
+    else res.writeHead(200, { 'content-type': 'application/json' }).end('{"balances":"10.00"}');
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, reached })));
 }
@@ -56,6 +58,10 @@ describe('in front of the sandbox', () => {
     expect(transfer.headers.get('sl-violations')).toBeNull();
     expect((await transfer.json()) as object).toMatchObject({ recipientId: id, amount: '0.07' });
     expect([...transfer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    // A malformed JSON body is forwarded as sent (Prism alone never answered it), and the sandbox answers it.
+    const malformed = await fetch(`${mock.url}/v1/banking/transfers`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'proxy-trf-2' }, body: '{"recipientId":', signal: AbortSignal.timeout(10_000) });
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()) as object).toMatchObject({ code: 'invalid_request' });
     // It reached the sandbox: the balance there went down.
     const balance = await fetch(`${sandbox.url}/v1/banking/balance`, { headers: { 'x-api-key': key } });
     expect(JSON.stringify(await balance.json())).toContain('"4999.93"');
@@ -73,7 +79,7 @@ describe('in front of a server that breaks the contract', () => {
     await new Promise((resolve) => broken?.server.close(resolve));
   });
 
-  it('flags the answer in sl-violations; with --errors the answer is a 500 and a bad request never reaches the server', async () => {
+  it('flags the answer in sl-violations; with --errors the answer (an undocumented status too) is a 500 and a bad request never reaches the server', async () => {
     const key = { 'x-api-key': 'svc_live_proxytest0000000000' };
     const flagging = await proxy(broken.url);
     started.push(flagging);
@@ -84,6 +90,10 @@ describe('in front of a server that breaks the contract', () => {
     const strict = await proxy(broken.url, '--errors');
     started.push(strict);
     expect((await fetch(`${strict.url}/v1/banking/balance`, { headers: key })).status).toBe(500);
+    // A status the operation does not document fails as well (Prism alone let a 4xx or 5xx through as a warning).
+    const teapot = await fetch(`${strict.url}/v1/banking/balance`, { headers: { ...key, 'x-status': '418' } });
+    expect(teapot.status).toBe(500);
+    expect(JSON.stringify(await teapot.json())).toContain('Unable to match the returned status code');
     const before = broken.reached.length;
     const refused = await fetch(`${strict.url}/v1/banking/transfers`, {
       method: 'POST',
@@ -105,6 +115,8 @@ describe('a wrong command line', () => {
     [['serve'], /unknown command "serve"/],
     [['--port', 'abc'], /--port must be a port number/],
     [['--bogus'], /Unknown option '--bogus'/],
+    [['--host='], /--host needs an interface/],
+    [['--port', '-1'], /argument is ambiguous/],
   ])('payments-mock %j: one line naming the mistake, exit code 2', async (args, message) => {
     const outcome = await run(process.execPath, [BIN, ...args], options(30_000));
     expect(outcome.code, outcome.stderr).toBe(2);

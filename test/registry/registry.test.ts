@@ -189,6 +189,7 @@ describe.each(NODE_LINES)('Node %s, a consumer folder outside the workspace', (l
       expect(result.codes).toBeGreaterThan(10);
       expect(result.checks).toBeGreaterThan(10);
       expect(result.sandboxAnswered).toBeGreaterThan(0);
+      expect(result.testValueCodes).toContain('pix_payout_rejected');
     });
   }, 240_000);
 

@@ -71,7 +71,9 @@ export async function main(argv: string[], env: Readonly<Record<string, string |
     return await run(argv, env);
   } catch (err) {
     if (!(err instanceof UsageError) && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') !== true) throw err;
-    process.stderr.write(`${PROG}: ${(err as Error).message} (see ${PROG} --help)\n`);
+    // Node's own parse errors run over several lines ("… To specify an option argument …"): the first says it.
+    const [said = ''] = (err as Error).message.split(/\n|\. To specify /);
+    process.stderr.write(`${PROG}: ${said.replace(/\.$/, '')} (see ${PROG} --help)\n`);
     return 2;
   }
 }
@@ -98,7 +100,9 @@ async function run(argv: string[], env: Readonly<Record<string, string | undefin
   }
   const upstream = upstreamOf(positionals);
   const port = usage(() => parsePort(values.port ?? env.PORT, 4010, values.port !== undefined ? '--port' : 'PORT'));
-  const { args, env: prismEnv } = prismInvocation({ port, host: values.host ?? env.HOST ?? '127.0.0.1', errors: Boolean(values.errors), upstream });
+  // An empty host would be Prism's every interface: refused as an option, the default as an empty HOST.
+  if (values.host === '') throw new UsageError('--host needs an interface, as 127.0.0.1');
+  const { args, env: prismEnv } = prismInvocation({ port, host: values.host || env.HOST || '127.0.0.1', errors: Boolean(values.errors), upstream });
   const prism = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ...prismEnv } });
   // A terminal's Ctrl-C reaches Prism by itself (same process group); a SIGTERM sent to us is passed on.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => prism.kill(signal));

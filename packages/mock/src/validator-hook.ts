@@ -1,8 +1,8 @@
-// Loaded into Prism's process (`node --import`, by payments-mock (cli.ts) and tools/lib/prism.ts): gives Prism's
-// request and response validator the `multipleOf` ours has (useExactMultipleOf, from @payments/spec), so
-// `multipleOf: 0.01` means "at most two decimal places" there too. Without it Prism's Ajv divides doubles
-// exactly (0.07 / 0.01 = 7.000000000000001) and refuses 1,363 of the 10,000 valid two-decimal amounts up to
-// 100.00; with a fixed tolerance (Ajv's `multipleOfPrecision`, what this hook gave before) it still refused
+// Loaded into Prism's process (`node --import`, by payments-mock (cli.ts) and tools/lib/prism.ts), with three
+// corrections (PATCHES). First, it gives Prism's request and response validator the `multipleOf` ours has
+// (useExactMultipleOf, from @payments/spec), so `multipleOf: 0.01` means "at most two decimal places" there
+// too. Without it Prism's Ajv divides doubles exactly (0.07 / 0.01 = 7.000000000000001) and refuses 1,363 of
+// the 10,000 valid two-decimal amounts up to 100.00; with a fixed tolerance (Ajv's `multipleOfPrecision`, what this hook gave before) it still refused
 // about one large amount in ten (114533670.82).
 //
 // Why a load hook and not a derived schema: no JSON Schema that Ajv evaluates with float division says
@@ -10,35 +10,73 @@
 // k whatever the divisor d), and Prism exposes no Ajv options. Prism builds its Ajv instances in one function,
 // `createAjvInstances`, in @stoplight/prism-http's validator/validators/utils.js: this hook wraps it as the
 // module is loaded, and fails Prism's start when that text is not found (a Prism upgrade must revisit it;
-// test/mock/prism.test.ts sends all 10,000 amounts up to 100.00 and large ones).
+// test/mock/prism.test.ts sends all 10,000 amounts up to 100.00 and large ones). Second, a malformed JSON body
+// is kept as text, so the mock answers it and the proxy forwards it; third, an undocumented status is an error
+// (test/mock/proxy.test.ts).
 import { registerHooks } from 'node:module';
 import { useExactMultipleOf } from '@payments/spec/decimal';
 
-const TARGET = '/@stoplight/prism-http/dist/validator/validators/utils.js';
-const ANCHOR = 'const ajvInstances = {';
 const INSTALL = Symbol.for('@payments/mock: exact multipleOf');
 (globalThis as Record<symbol, unknown>)[INSTALL] = useExactMultipleOf;
 
-// Runs in utils.js, before its instances are made: each Ajv it creates gets the exact multipleOf.
-const WRAP = `{ const create = createAjvInstances, install = globalThis[Symbol.for(${JSON.stringify(INSTALL.description)})];
-  createAjvInstances = (Ajv) => { const made = create(Ajv); install(made.coerce); install(made.noCoerce); return made; }; }
-`;
+/** A change to one of Prism's modules as it loads: `replace` where `anchor` is; a module without it fails the start. */
+interface Patch {
+  target: string;
+  anchor: string;
+  /** Text the replacement relies on, besides the anchor. */
+  requires?: string;
+  replace: string;
+  /** What Prism does without it. */
+  without: string;
+}
 
-let patched = false;
+const PATCHES: Patch[] = [
+  {
+    // Runs in utils.js, before its instances are made: each Ajv it creates gets the exact multipleOf.
+    target: '/@stoplight/prism-http/dist/validator/validators/utils.js',
+    anchor: 'const ajvInstances = {',
+    requires: 'function createAjvInstances(Ajv)',
+    replace: `{ const create = createAjvInstances, install = globalThis[Symbol.for(${JSON.stringify(INSTALL.description)})];
+  createAjvInstances = (Ajv) => { const made = create(Ajv); install(made.coerce); install(made.noCoerce); return made; }; }
+const ajvInstances = {`,
+    without: 'the exact multipleOf is NOT applied',
+  },
+  {
+    // A JSON body that does not parse is kept as its text, as Prism keeps a body of another media type: the
+    // validator then flags it (not an object), the mock answers it, and the proxy forwards it as sent, so the
+    // server answers it. Prism itself never answered such a request (its parse error was left unhandled).
+    target: '/@stoplight/prism-http-server/dist/server.js',
+    anchor: "return (0, micri_1.json)(request, { limit: '10mb' });",
+    replace: "return (0, micri_1.text)(request, { limit: '10mb' }).then((text) => { try { return JSON.parse(text); } catch { return text; } });",
+    without: 'a malformed JSON body is never answered',
+  },
+  {
+    // A status the operation does not document is a violation (an Error) whatever its class: Prism rated only
+    // an undocumented 2xx so, and let an undocumented 4xx or 5xx through --errors as a Warning.
+    target: '/@stoplight/prism-http/dist/validator/index.js',
+    anchor: 'severity: (0, lodash_1.inRange)(statusCode, 200, 300) ? types_1.DiagnosticSeverity.Error : types_1.DiagnosticSeverity.Warning,',
+    replace: 'severity: types_1.DiagnosticSeverity.Error,',
+    without: 'an undocumented 4xx or 5xx is only a warning',
+  },
+];
+
+const applied = new Set<Patch>();
 registerHooks({
   load(url, context, nextLoad) {
     const result = nextLoad(url, context);
-    if (!url.endsWith(TARGET)) return result;
+    const patch = PATCHES.find((p) => url.endsWith(p.target));
+    if (!patch) return result;
     const source = String(result.source);
-    if (!source.includes(ANCHOR) || !source.includes('function createAjvInstances(Ajv)')) {
-      throw new Error(`prism-validator-hook: ${TARGET} no longer defines createAjvInstances before "${ANCHOR}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
+    const missing = [patch.anchor, patch.requires ?? patch.anchor].find((text) => !source.includes(text));
+    if (missing) {
+      throw new Error(`prism-validator-hook: ${patch.target} no longer contains "${missing}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
     }
-    patched = true;
-    return { ...result, source: source.replace(ANCHOR, `${WRAP}${ANCHOR}`) };
+    applied.add(patch);
+    return { ...result, source: source.replace(patch.anchor, patch.replace) };
   },
 });
 
-// Prism loads its validator while starting; if it never did, say so instead of running unpatched.
+// Prism loads these modules while starting; if one never was, say so instead of running unpatched.
 process.on('exit', () => {
-  if (!patched) process.stderr.write(`prism-validator-hook: ${TARGET} was never loaded; the exact multipleOf is NOT applied\n`);
+  for (const patch of PATCHES) if (!applied.has(patch)) process.stderr.write(`prism-validator-hook: ${patch.target} was never loaded; ${patch.without}\n`);
 });

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { CHECKS, type CheckDefinition } from '@payments/contract-kit';
 import { mockDocumentPath } from '@payments/mock';
-import { startSandbox, type RunningSandbox } from '@payments/sandbox';
+import { startSandbox, TEST_VALUES, type RunningSandbox, type TestValue } from '@payments/sandbox';
 import { assumptions, errorCatalog, loadSpec, type CatalogEntry } from '@payments/spec';
 import type { ErrorCode, TransferStatus } from '@payments/types';
 
@@ -20,9 +20,10 @@ const mock = JSON.parse(readFileSync(mockDocumentPath, 'utf8')) as { openapi: st
 const sandbox: RunningSandbox = await startSandbox({ port: 0 });
 // @ts-expect-error the sandbox's URL is a string
 const notANumber: number = sandbox.url;
+const testValues: readonly TestValue[] = TEST_VALUES;
 const health = await fetch(`${sandbox.url}/openapi.json`).then((r) => r.status, () => 0);
 await sandbox.close();
 
 console.log(
-  JSON.stringify({ codes: catalog.length, assumed: assumptions(loadSpec()).length, checks: checks.length, mockOpenapi: mock.openapi, sandboxAnswered: health, status, wrong, conflict, notANumber }),
+  JSON.stringify({ codes: catalog.length, assumed: assumptions(loadSpec()).length, checks: checks.length, mockOpenapi: mock.openapi, sandboxAnswered: health, testValueCodes: testValues.map((t) => t.code), status, wrong, conflict, notANumber }),
 );
