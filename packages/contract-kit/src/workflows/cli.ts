@@ -1,6 +1,6 @@
 // `payments-contract-kit workflows`: the provider's Arazzo workflows (shipped in @payments/spec) run with Respect
 // against a fresh sandbox (default), a sandbox, a server or Prism; summary on stdout, progress on stderr, JSON and
-// JUnit reports. Exit 0 passed, 1 a workflow failed, 2 usage.
+// JUnit reports. Exit 0 passed, 1 a workflow failed or no step ran, 2 usage (an unreachable server, a refused key).
 import { parseArgs } from 'node:util';
 import { writeReports } from '../report/write.ts';
 import { renderWorkflowSummary, workflowJson, workflowJunit } from './report.ts';
@@ -14,7 +14,7 @@ Usage:
                                   [--workflow id ...] [--target auto|prism|server] [--json F] [--junit F]
 
   (no --server)          a fresh sandbox is started in memory, every workflow runs, the sandbox stops
-  --server URL           the public API: a sandbox, a staging server or Prism's mock (npm run mock)
+  --server URL           the public API: a sandbox, a staging server or Prism's mock (npx payments-mock)
   --admin-url URL        the sandbox's admin API (default: --server); with --admin-token the workflows that set a
   --admin-token T        provider state (a fault, a review, a product switch, a test clock) run; without, they are
                          not applicable ($SANDBOX_ADMIN_TOKEN is read too)
@@ -29,7 +29,9 @@ Usage:
   -h, --help             this help
 
 Against Prism only the steps marked x-mock (criteria a stateless mock can meet) run; the others are reported
-not applicable, never passed. Needs redocly (@redocly/cli ≥ 2.77) next to the kit, or $REDOCLY_BIN.
+not applicable, never passed. A run in which no step ran (all not applicable) fails: NOTHING CHECKED. An
+unreachable server, an admin token or an API key the server refuses stop the run before any workflow (exit 2).
+Needs redocly (@redocly/cli ≥ 2.77) next to the kit, or $REDOCLY_BIN.
 `;
 
 function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: string; verbose: boolean }) | 'help' {
@@ -104,5 +106,5 @@ export async function workflowsMain(argv: string[]): Promise<number> {
     ],
     'workflows',
   );
-  return report.verdict === 'failed' ? 1 : 0;
+  return report.verdict === 'passed' ? 0 : 1; // nothing checked fails too: a green run must have checked something
 }

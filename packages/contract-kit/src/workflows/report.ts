@@ -37,7 +37,7 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
     '',
     `Workflows: ${t.passed} passed, ${t.partial} partly run (the steps that apply passed), ${t.failed} failed, ${t.notApplicable} not applicable, ${t.workflows} total`,
     `Steps: ${t.stepsPassed} passed, ${t.stepsFailed} failed, ${t.stepsNotApplicable} not applicable, ${t.stepsNotRun} not run, ${t.steps} total`,
-    `Time: ${(report.durationMs / 1000).toFixed(1)} s — ${report.verdict.toUpperCase()}`,
+    `Time: ${(report.durationMs / 1000).toFixed(1)} s — ${report.verdict.replace('-', ' ').toUpperCase()}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -82,7 +82,7 @@ export function workflowJunit(report: WorkflowReport): string {
     unexercised: [],
     pacing: { keys: 0, waitedMs: 0, overBudget: 0, rateLimited: 0 },
     allowSkips: true,
-    verdict: report.verdict,
+    verdict: report.verdict === 'passed' ? 'passed' : 'failed',
   };
   return toJunit(asKit);
 }

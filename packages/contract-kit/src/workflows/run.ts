@@ -11,7 +11,7 @@ import { detectTarget } from '../target.ts';
 import { defaultWorkflowsDir, loadWorkflows, readIndex, type Workflow } from './model.ts';
 import { planForMock, writeMockVariant } from './mock-variant.ts';
 import { notApplicable, workflowResult, type WorkflowResult } from './outcome.ts';
-import { runRespect } from './respect.ts';
+import { findRedocly, runRespect } from './respect.ts';
 
 export class WorkflowUsageError extends Error {}
 
@@ -46,18 +46,39 @@ export interface WorkflowReport {
   durationMs: number;
   results: WorkflowResult[];
   totals: { workflows: number; passed: number; partial: number; failed: number; notApplicable: number; steps: number; stepsPassed: number; stepsFailed: number; stepsNotApplicable: number; stepsNotRun: number };
-  verdict: 'passed' | 'failed';
+  /** `nothing-checked`: no step ran (every workflow chosen was not applicable to the target). */
+  verdict: 'passed' | 'failed' | 'nothing-checked';
 }
 
 /** Every product on, card terms accepted: the organization whose key the key-taking workflows use. */
 const CALLER_ORGANIZATION = { name: 'workflows', banking: true, cards: true, checkout: true, cardTermsAccepted: true, walletTransfers: true, funding: { BRL: '100000.00', USD: '100000.00' } };
 
-async function reachableAdmin(url: string, token: string): Promise<boolean> {
+/** A GET the run cannot do without: its status, or a usage error naming the URL and why it was not reached. */
+async function reach(url: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
   try {
-    return (await fetch(`${url}/admin/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) })).ok;
-  } catch {
-    return false;
+    return (await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) })).status;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new WorkflowUsageError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   }
+}
+
+/** --server and --admin-url: absolute http(s) URLs (a URL without its scheme is a usage error, not a stack trace). */
+function checkUrl(name: string, value: string | undefined): void {
+  if (value === undefined) return;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // not absolute
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new WorkflowUsageError(`${name} must be an absolute http(s) URL, as http://127.0.0.1:8080; got "${value}"`);
+}
+
+/** A key the server refuses (401) stops the run before any workflow, as the kit's own checks do. */
+async function checkApiKey(server: string, apiKey: string, timeoutMs: number): Promise<void> {
+  const status = await reach(`${server}/v1/banking/balance`, { 'x-api-key': apiKey }, timeoutMs);
+  if (status === 401) throw new WorkflowUsageError(`the server at ${server} refused the API key (401 on GET /v1/banking/balance): check --api-key or $PAYMENTS_API_KEY`);
 }
 
 async function whichTarget(options: WorkflowRunOptions, server: string, hasAdmin: boolean, apiKey: string): Promise<'server' | 'prism'> {
@@ -77,6 +98,9 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
   const unknown = options.workflows.filter((id) => !all.some((w) => w.workflowId === id));
   if (unknown.length > 0) throw new WorkflowUsageError(`unknown workflow ${unknown.join(', ')} (known: ${all.map((w) => w.workflowId).join(', ')})`);
   const chosen = options.workflows.length > 0 ? all.filter((w) => options.workflows.includes(w.workflowId)) : all;
+  checkUrl('--server', options.server);
+  checkUrl('--admin-url', options.adminUrl);
+  findRedocly(); // before a sandbox starts: a missing redocly is said at once
   let sandbox: RunningSandbox | undefined;
   if (!options.server) {
     progress('workflows: starting a fresh sandbox (in memory)');
@@ -86,9 +110,11 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     const server = sandbox?.url ?? options.server!;
     const adminToken = sandbox?.adminToken ?? options.adminToken;
     const adminUrl = sandbox?.url ?? options.adminUrl ?? (adminToken ? server : undefined);
-    const hasAdmin = Boolean(adminToken && adminUrl && (await reachableAdmin(adminUrl, adminToken)));
+    if (!sandbox) await reach(server, {}, options.timeoutMs); // any answer will do: the server is there
+    const hasAdmin = Boolean(adminToken && adminUrl && (await reach(`${adminUrl}/admin/health`, { authorization: `Bearer ${adminToken}` }, options.timeoutMs)) < 300);
     if (adminToken && !hasAdmin) throw new WorkflowUsageError(`the admin API at ${adminUrl} did not accept the admin token`);
     const target = await whichTarget(options, server, hasAdmin, options.apiKey ?? mockKey());
+    if (options.apiKey && target === 'server') await checkApiKey(server, options.apiKey, options.timeoutMs);
     let apiKey = options.apiKey;
     if (!apiKey && target === 'prism') apiKey = mockKey();
     if (!apiKey && hasAdmin) {
@@ -194,6 +220,6 @@ function report(results: WorkflowResult[], meta: { server: string; target: Workf
       stepsNotApplicable: count(steps, (s) => s.status === 'not-applicable'),
       stepsNotRun: count(steps, (s) => s.status === 'not-run'),
     },
-    verdict: failed > 0 ? 'failed' : 'passed',
+    verdict: failed > 0 ? 'failed' : count(steps, (s) => s.status === 'passed') === 0 ? 'nothing-checked' : 'passed',
   };
 }

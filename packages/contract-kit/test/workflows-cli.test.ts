@@ -1,0 +1,82 @@
+// `payments-contract-kit workflows` as a user meets its edges: a server it cannot reach, a URL without its
+// scheme, an admin token or an API key the server refuses stop the run before any workflow with one line and
+// exit 2 (they were a stack trace, a blame on the token, or seven failed workflows); a run in which no step
+// ran (every chosen workflow not applicable) fails as NOTHING CHECKED instead of passing.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '@payments/sandbox';
+import { workflowsMain } from '../src/workflows/cli.ts';
+import { renderWorkflowSummary } from '../src/workflows/report.ts';
+import { runWorkflows } from '../src/workflows/run.ts';
+
+/** workflowsMain with its stderr captured. */
+async function runCli(argv: string[]): Promise<{ code: number; stderr: string }> {
+  const write = process.stderr.write.bind(process.stderr);
+  let stderr = '';
+  process.stderr.write = ((chunk: string) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    return { code: await workflowsMain(argv), stderr };
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({});
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('refused before any workflow runs: one line, exit 2', () => {
+  it('a server nothing answers at', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { code, stderr } = await runCli(['--server', url, '--api-key', 'svc_live_abcdefabcdefabcdef']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^workflows: cannot reach ${url}/?: ECONNREFUSED\\n$`));
+  });
+
+  it('the same server with an admin token: the server is named, not the token', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { code, stderr } = await runCli(['--server', url, '--admin-token', 'adm_any_token_for_the_test_000']);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`cannot reach ${url}`);
+    expect(stderr).not.toContain('admin token');
+  });
+
+  it('a URL without its scheme', async () => {
+    const { code, stderr } = await runCli(['--server', '127.0.0.1:8080', '--api-key', 'svc_live_abcdefabcdefabcdef']);
+    expect(code).toBe(2);
+    expect(stderr).toBe('workflows: --server must be an absolute http(s) URL, as http://127.0.0.1:8080; got "127.0.0.1:8080"\n');
+  });
+
+  it('an API key the server refuses', async () => {
+    const { code, stderr } = await runCli(['--server', sandbox.url, '--api-key', 'svc_live_notakeyofthissandbox00']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/refused the API key \(401 on GET \/v1\/banking\/balance\)/);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+it('a run in which no step ran is NOTHING CHECKED, not passed (exit 1)', { timeout: 60_000 }, async () => {
+  const key = (await (await fetch(`${sandbox.url}/admin/organizations`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' }, body: '{"banking":true}' })).json()) as { id: string };
+  const created = (await (await fetch(`${sandbox.url}/admin/organizations/${key.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.adminToken}` } })).json()) as { key: string };
+  // transfer-503-retry sets a fault through the admin API: without it, not applicable.
+  const report = await runWorkflows({ server: sandbox.url, apiKey: created.key, workflows: ['transfer-503-retry'], target: 'auto', timeoutMs: 10_000 });
+  expect(report.totals.notApplicable).toBe(1);
+  expect(report.verdict).toBe('nothing-checked');
+  expect(renderWorkflowSummary(report)).toMatch(/NOTHING CHECKED\n$/);
+  const { code } = await runCli(['--server', sandbox.url, '--api-key', created.key, '--workflow', 'transfer-503-retry']);
+  expect(code).toBe(1);
+});
