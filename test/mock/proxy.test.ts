@@ -106,6 +106,19 @@ describe('in front of a server that breaks the contract', () => {
   }, 200_000);
 });
 
+it('a port already taken: one line naming it, exit 1 (Prism printed its whole option list)', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const outcome = await run(process.execPath, [BIN, '--port', String(port)], options(30_000));
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toBe(`payments-mock: 127.0.0.1:${port} is not free (EADDRINUSE): pick another with --port N or PORT=N (0 = any free port)\n`);
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
 describe('a wrong command line', () => {
   it.each([
     [['proxy'], /proxy needs the server to forward to/],

@@ -4,6 +4,7 @@
 // Prism 5.16 runs on Node >= 24.18 only: on an older supported Node (22) the command says so and exits 1.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parsePort } from '@payments/spec/cli-support';
 import { PRISM_NODE, prismInvocation, prismSupports } from './index.ts';
@@ -32,6 +33,15 @@ options:
 
 Needs Node ${PRISM_NODE.text} (Prism 5.16's requirement).
 `;
+
+/** Why `host:port` cannot be listened on (EADDRINUSE, EACCES…), or undefined when it can. */
+function portTaken(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    probe.listen(port, host, () => probe.close(() => resolve(undefined)));
+  });
+}
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -102,7 +112,14 @@ async function run(argv: string[], env: Readonly<Record<string, string | undefin
   const port = usage(() => parsePort(values.port ?? env.PORT, 4010, values.port !== undefined ? '--port' : 'PORT'));
   // An empty host would be Prism's every interface: refused as an option, the default as an empty HOST.
   if (values.host === '') throw new UsageError('--host needs an interface, as 127.0.0.1');
-  const { args, env: prismEnv } = prismInvocation({ port, host: values.host || env.HOST || '127.0.0.1', errors: Boolean(values.errors), upstream });
+  const host = values.host || env.HOST || '127.0.0.1';
+  // Prism answers a busy port with its whole option list (options this command does not have): said here instead.
+  const busy = port === 0 ? undefined : await portTaken(host, port);
+  if (busy) {
+    process.stderr.write(`${PROG}: ${host}:${port} is not free (${busy}): pick another with --port N or PORT=N (0 = any free port)\n`);
+    return 1;
+  }
+  const { args, env: prismEnv } = prismInvocation({ port, host, errors: Boolean(values.errors), upstream });
   const prism = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ...prismEnv } });
   // A terminal's Ctrl-C reaches Prism by itself (same process group); a SIGTERM sent to us is passed on.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => prism.kill(signal));
