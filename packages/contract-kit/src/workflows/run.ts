@@ -112,7 +112,7 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     const adminUrl = sandbox?.url ?? options.adminUrl ?? (adminToken ? server : undefined);
     if (!sandbox) await reach(server, {}, options.timeoutMs); // any answer will do: the server is there
     const hasAdmin = Boolean(adminToken && adminUrl && (await reach(`${adminUrl}/admin/health`, { authorization: `Bearer ${adminToken}` }, options.timeoutMs)) < 300);
-    if (adminToken && !hasAdmin) throw new WorkflowUsageError(`the admin API at ${adminUrl} did not accept the admin token`);
+    if (adminToken && !hasAdmin) throw new WorkflowUsageError(`the admin API at ${adminUrl} did not accept the admin token: check --admin-token or $SANDBOX_ADMIN_TOKEN`);
     const target = await whichTarget(options, server, hasAdmin, options.apiKey ?? mockKey());
     if (options.apiKey && target === 'server') await checkApiKey(server, options.apiKey, options.timeoutMs);
     let apiKey = options.apiKey;
@@ -172,7 +172,7 @@ async function runAll(chosen: Workflow[], ctx: RunContext): Promise<WorkflowResu
     } else {
       runnable = [];
       for (const workflow of mine) {
-        if (workflow.needsAdmin && !ctx.adminUrl) record(notApplicable(workflow, file.file, "it sets a provider state through the sandbox's admin API: give --admin-url and --admin-token"));
+        if (workflow.needsAdmin && !ctx.adminUrl) record(notApplicable(workflow, file.file, "it sets a provider state through the sandbox's admin API: give --admin-token (and --admin-url when the admin API is not at --server)"));
         else runnable.push({ workflow, skipped: new Map() });
       }
     }
