@@ -37,6 +37,7 @@ export const WORKFLOW_CATCHES: Row[] = [
   { mutant: "recipient-not-found-400", workflowId: "transfer-to-unknown-recipient", stepId: "transferToUnknownRecipient", criterion: "$statusCode == 404" },
   { mutant: "lookup-500", workflowId: "transfer-not-found", stepId: "getUnknownTransfer", criterion: "$statusCode == 404" },
   { mutant: "everything-503", workflowId: "card-provider-rate-limited", stepId: "issueRateLimited", criterion: "$response.body#/code == 'provider_rate_limited'" },
+  { mutant: "foreign-transfer-visible", workflowId: "foreign-transfer-not-found", stepId: "lookupByOther", criterion: "$statusCode == 404" },
 ];
 
 describe('workflows against mutant sandboxes', () => {
