@@ -4,6 +4,17 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './run.ts';
 import type { RunOptions } from './types.ts';
 
+/** Why a command-line URL is not an absolute http(s) URL, or undefined when it is (each option words its message). */
+export function httpUrlProblem(value: string): 'not absolute' | 'not http(s)' | undefined {
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    return 'not absolute';
+  }
+  return protocol === 'http:' || protocol === 'https:' ? undefined : 'not http(s)';
+}
+
 export const DEFAULT_RUNS = 25;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -106,13 +117,9 @@ export function parseCli(argv: string[], env: Readonly<Record<string, string | u
   const flag = (name: string) => values[name] === true || config[name] === true;
   const baseUrl = str('base-url');
   if (!baseUrl) throw new UsageError('--base-url is required');
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`--base-url must be an absolute URL, got "${baseUrl}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http(s), got "${baseUrl}"`);
+  const problem = httpUrlProblem(baseUrl);
+  if (problem === 'not absolute') throw new UsageError(`--base-url must be an absolute URL, got "${baseUrl}"`);
+  if (problem) throw new UsageError(`--base-url must be http(s), got "${baseUrl}"`);
   // A secret given on the command line must not be empty; an empty environment variable counts as unset
   // (`PAYMENTS_OTHER_API_KEY= npx payments-contract-kit …` is a run with one key, not a second organization).
   const secret = (option: string, variable: string): string | undefined => {

@@ -1,6 +1,6 @@
 // @payments/mock: the Payments API contract mock, and the validating proxy, as consumers run them. Prism serves
-// (or proxies to a server, validating both ways) the document derived from the bundled spec (dist/openapi.json: the bundle plus a generic first example for Prism's own validation
-// failures, derived by the repository's build) and its validator gets our exact multipleOf (validator-hook.ts),
+// (or proxies to a server, validating both ways) the document derived from the bundled spec (dist/openapi.json:
+// the bundle plus a generic first example for Prism's own validation failures, derived by the repository's build) and its validator gets our exact multipleOf (validator-hook.ts),
 // so every valid amount is accepted, as a JSON number or a string.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';

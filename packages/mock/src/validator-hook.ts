@@ -67,7 +67,7 @@ registerHooks({
     const patch = PATCHES.find((p) => url.endsWith(p.target));
     if (!patch) return result;
     const source = String(result.source);
-    const missing = [patch.anchor, patch.requires ?? patch.anchor].find((text) => !source.includes(text));
+    const missing = [patch.anchor, ...(patch.requires ? [patch.requires] : [])].find((text) => !source.includes(text));
     if (missing) {
       throw new Error(`prism-validator-hook: ${patch.target} no longer contains "${missing}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
     }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { startSandbox, type RunningSandbox } from '@payments/sandbox';
+import { httpUrlProblem } from '../args.ts';
 import { admin } from '../client-mode/provision.ts';
 import { loadApi } from '../spec-model.ts';
 import { detectTarget } from '../target.ts';
@@ -65,14 +66,7 @@ async function reach(url: string, headers: Record<string, string>, timeoutMs: nu
 
 /** --server and --admin-url: absolute http(s) URLs (a URL without its scheme is a usage error, not a stack trace). */
 function checkUrl(name: string, value: string | undefined): void {
-  if (value === undefined) return;
-  let protocol = '';
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    // not absolute
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new WorkflowUsageError(`${name} must be an absolute http(s) URL, as http://127.0.0.1:8080; got "${value}"`);
+  if (value !== undefined && httpUrlProblem(value)) throw new WorkflowUsageError(`${name} must be an absolute http(s) URL, as http://127.0.0.1:8080; got "${value}"`);
 }
 
 /** A key the server refuses (401) stops the run before any workflow, as the kit's own checks do. */
