@@ -26,11 +26,13 @@ let sandbox: RunningSandbox | undefined;
 let browser: LaunchedChromium | undefined;
 let page: Page;
 let docsUrl = '';
+let demoKey = '';
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const key = generateApiKey();
+  demoKey = key.key;
   sandbox = await startSandbox({ staticFiles: docsSiteFiles({ demoApiKey: key.key }) });
   await demoOrganization(sandbox, key);
   docsUrl = `${sandbox.url}/docs/`;
@@ -160,6 +162,24 @@ describe('workflows in the docs', () => {
     await expect.poll(() => first.locator('.wr-status').innerText(), { timeout: WAIT_MS * 2 }).toBe('failed');
     await expect(first.locator('li.wr-failed').first().innerText()).resolves.toContain('$statusCode == 201');
     await expect(panel.locator('ol > li').nth(1).locator('.wr-status').innerText()).resolves.toBe('not run');
+  });
+
+  it('every workflow the page can run passes from its page against the sandbox (Run the rest)', { timeout: 180_000 }, async () => {
+    const runnable = workflows.filter((w) => w.runnable);
+    expect(runnable.map((w) => w.workflowId)).toEqual(expect.arrayContaining(['pix-payout', 'recipient-rules', 'checkout-session-key-reuse']));
+    for (const [i, flow] of runnable.entries()) {
+      await openRoute(workflowRoute(flow.workflowId));
+      await section(workflowRoute(flow.workflowId)).locator(`a[href="#workflow/${flow.workflowId}"]`).click();
+      const panel = page.locator('#workflow-run');
+      await panel.waitFor({ state: 'visible' });
+      await panel.locator('#wr-api-key').fill(demoKey); // an earlier test typed a wrong one, which the page keeps
+      await panel.locator('#wr-run-id').fill(`all${i}x${Date.now().toString(36)}`); // new keys and names for this run
+      await panel.getByRole('button', { name: 'Run the rest' }).click();
+      const statuses = panel.locator('ol > li .wr-status');
+      await expect.poll(() => statuses.allInnerTexts(), { timeout: WAIT_MS * 4, message: flow.workflowId }).toEqual(flow.steps.map(() => 'passed'));
+      await page.keyboard.press('Escape');
+    }
+    expect(pageErrors).toEqual([]);
   });
 
   it('a workflow that needs the admin API is not run from the page', { timeout: 60_000 }, async () => {
