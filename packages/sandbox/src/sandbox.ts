@@ -8,7 +8,7 @@ import { adminSpecPath, loadSpec, type OpenApiDocument } from '@payments/spec';
 import { createAdmin } from './admin/routes.ts';
 import { createSandbox } from './pipeline/pipeline.ts';
 import { loadContract } from './contract.ts';
-import { answerClientError, refusedWithoutHost, type Logger } from './http.ts';
+import { answerClientError, logProblem, refusedWithoutHost, type Logger } from './http.ts';
 import { trackConnections } from './server-close.ts';
 import { createStaticFiles, type StaticFile } from './static-files.ts';
 import { createStore } from './store/index.ts';
@@ -67,7 +67,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     // handle() answers every outcome itself; a rejection here would be a bug outside its try, and an
     // unhandled rejection ends the process: cut that one connection instead.
     handle(req, res).catch((err: unknown) => {
-      process.stderr.write(`sandbox: a request failed outside its handler: ${err instanceof Error ? err.stack : String(err)}\n`);
+      logProblem('a request failed outside its handler (a bug in the sandbox)', { error: err });
       res.destroy();
     });
   });

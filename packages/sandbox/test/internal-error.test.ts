@@ -39,7 +39,9 @@ it('answers 500 internal_error with the shared body, logs the stack to stderr, a
   expect(reply.status, reply.text).toBe(500);
   expect(reply.body).toEqual({ error: expect.any(String), code: 'internal_error', requestId: expect.stringMatching(UUID) });
   expect(reply.text).not.toMatch(/TypeError|at .*\.ts/);
-  expect(errors.join('')).toContain(reply.body.requestId);
-  expect(errors.join('')).toContain('a bug in the store');
+  // JSON lines in the request log's shape, as every line of the log (the journal entry the broken store could
+  // not write is one too): the request, and the stack for the bug report.
+  const lines = errors.join('').trimEnd().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>);
+  expect(lines).toContainEqual({ time: expect.any(String), level: 'error', message: 'unexpected error (a bug in the sandbox)', requestId: reply.body.requestId, error: expect.stringMatching(/^TypeError: a bug in the store\n\s+at /) });
   expect((await call(sandbox.url, 'GET', '/v1/banking/balance', { key })).status).toBe(200);
 });

@@ -129,7 +129,8 @@ describe.each(engines)('%s', (_name, start) => {
         seen.failing = true;
         const refused = await call(failing.url, 'POST', '/v1/banking/transfers', { key, idem: 'lost-1', body: { recipientId: 'rcp_nobody', amount: 'x' } });
         expect(refused.status).toBe(400);
-        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain('was not recorded: Error: the journal is out of order (test)');
+        const lines = stderr.mock.calls.map(([text]) => JSON.parse(String(text)) as Record<string, unknown>);
+        expect(lines).toContainEqual(expect.objectContaining({ level: 'error', message: 'the journal entry of the request was not recorded', error: 'Error: the journal is out of order (test)' }));
       } finally {
         seen.failing = false;
         stderr.mockRestore();

@@ -17,7 +17,7 @@
 // dropped, so the bound a reader sees is exact whenever the trim runs.
 import type { OperationContract } from '../contract.ts';
 import { paymentIdentity, type JournalEntry } from '../audit/journal.ts';
-import { utf8Text } from '../http.ts';
+import { logProblem, utf8Text } from '../http.ts';
 import type { Store, Transaction } from '../store/types.ts';
 
 /** Entries kept per organization unless configured (SANDBOX_JOURNAL_CAP, startSandbox({ journalCap })). */
@@ -157,7 +157,7 @@ export function createJournal(store: Store, cap = DEFAULT_JOURNAL_CAP): Journal 
       .transaction(async (tx) => {
         for (const organizationId of organizations) await tx.trimJournal(organizationId, cap);
       })
-      .catch((err: unknown) => process.stderr.write(`sandbox: the journal trim of ${organizations.join(', ')} failed (the next one retries it): ${String(err)}\n`));
+      .catch((err: unknown) => logProblem(`the journal trim of ${organizations.join(', ')} failed (the next one retries it)`, { error: String(err) }));
   }
 
   return {

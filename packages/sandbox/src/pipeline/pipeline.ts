@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
 import { databaseUnavailable, Failure } from '../failure.ts';
-import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
+import { logProblem, pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { JournalEntry } from '../audit/journal.ts';
@@ -138,7 +138,7 @@ async function journaled(p: Pipeline, organizationId: string, request: Journaled
   const entryOf = (answer: JournaledAnswer) => journalEntry(request, { ...answer, fault: line.fault });
   const committed = (entry: JournalEntry) =>
     p.journal.commit(organizationId, entry).catch((failure: unknown) => {
-      process.stderr.write(`sandbox: the journal entry of request ${line.requestId} was not recorded: ${String(failure)}\n`);
+      logProblem('the journal entry of the request was not recorded', { requestId: line.requestId, error: String(failure) });
     });
   let outcome: Outcome;
   try {
@@ -213,14 +213,14 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
   line.status = status;
   line.code = code;
   if (failure) {
-    if (failure !== err) process.stderr.write(`sandbox: request ${line.requestId} answered ${status}: the database cannot be reached (${String(err)})\n`);
+    if (failure !== err) logProblem(`answered ${status}: the database cannot be reached`, { requestId: line.requestId, error: String(err) });
     sendJson(res, status, errorBody(contract, failure, line.requestId), headers);
     return;
   }
   // A bug, not a contract outcome: the shared body, never a stack trace, and a 500 the spec does not
   // document, so that a contract test flags it. Answering the documented (retryable) 503 would hide the
   // bug from the kit and have clients retry it forever.
-  process.stderr.write(`sandbox: unexpected error for request ${line.requestId}: ${err instanceof Error ? err.stack : String(err)}\n`);
+  logProblem('unexpected error (a bug in the sandbox)', { requestId: line.requestId, error: err });
   sendJson(res, status, { error: 'Internal error in the sandbox (a bug: please report it with the requestId).', code, requestId: line.requestId });
 }
 
