@@ -24,15 +24,27 @@ it('PostgreSQL stopped: the API and the admin API answer 503 temporarily_unavail
   const recipient = await call(sandbox.url, 'POST', '/v1/banking/recipients', { key, idem: 'rcp-down', body: { rail: 'brl_pix', nickname: 'Down', pixKey: 'down@example.com' } });
   expect(recipient.status).toBe(201);
 
-  await pg.stop();
-
-  const answers = [
-    await call(sandbox.url, 'GET', '/v1/banking/balance', { key }),
-    await call(sandbox.url, 'POST', '/v1/banking/transfers', { key, idem: 'order-down', body: { recipientId: recipient.body.id, amount: '1.00' } }),
-    await adminOf(sandbox).send('POST', '/organizations', { body: { banking: true } }),
-  ];
+  // What the sandbox says meanwhile on stderr (its request log's stream): JSON lines, every one.
+  const logged: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array) => (logged.push(String(chunk)), true)) as typeof process.stderr.write;
+  let answers;
+  try {
+    await pg.stop();
+    answers = [
+      await call(sandbox.url, 'GET', '/v1/banking/balance', { key }),
+      await call(sandbox.url, 'POST', '/v1/banking/transfers', { key, idem: 'order-down', body: { recipientId: recipient.body.id, amount: '1.00' } }),
+      await adminOf(sandbox).send('POST', '/organizations', { body: { banking: true } }),
+    ];
+  } finally {
+    process.stderr.write = write;
+  }
   for (const answer of answers) {
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ code: 'temporarily_unavailable', error: expect.stringContaining('database'), requestId: expect.stringMatching(UUID) });
+  }
+  const lines = logged.join('').trimEnd().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>);
+  for (const answer of answers.slice(0, 2)) {
+    expect(lines).toContainEqual({ time: expect.any(String), level: 'error', message: 'answered 503: the database cannot be reached', requestId: answer.body.requestId, error: expect.any(String) });
   }
 });

@@ -17,7 +17,8 @@
 // dropped, so the bound a reader sees is exact whenever the trim runs.
 import type { OperationContract } from '../contract.ts';
 import { paymentIdentity, type JournalEntry } from '../audit/journal.ts';
-import { logProblem, utf8Text } from '../http.ts';
+import { utf8Text } from '../http.ts';
+import { logProblem } from '../problems.ts';
 import type { Store, Transaction } from '../store/types.ts';
 
 /** Entries kept per organization unless configured (SANDBOX_JOURNAL_CAP, startSandbox({ journalCap })). */

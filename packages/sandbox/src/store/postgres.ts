@@ -10,6 +10,7 @@ import type { Row, SqlValue } from './rows.ts';
 import { corkUntilNextTick, runOnConnection } from './postgres-transaction.ts';
 import { refuseNested, runTransaction, type Dialect, type Send, type Sql } from './sql-transaction.ts';
 import type { Store, Transaction } from './types.ts';
+import { logProblem } from '../problems.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -72,7 +73,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     idle_in_transaction_session_timeout: 60_000, // a transaction left open cannot hold its locks forever
   });
   // An idle pooled connection that breaks (server restart) is dropped; unheard, the 'error' would end the process.
-  pool.on('error', (err) => process.emitWarning(`PostgreSQL store: idle connection error: ${err.message}`));
+  pool.on('error', (err) => logProblem('PostgreSQL store: an idle connection failed (the pool opens another)', { error: err.message }));
   let closed = false;
 
   const run = async (client: PoolClient | Pool, text: string, values: readonly SqlValue[] = []): Promise<Row[]> => {

@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { omitSqliteExperimentalWarning } from '../node-warnings.ts';
+import { logProblem } from '../problems.ts';
 
 /** The WAL size (SQLite's default wal_autocheckpoint: 1,000 pages of 4 KiB) past which the worker starts. */
 const START_AT_WAL_BYTES = 1000 * 4096;
@@ -28,7 +29,7 @@ export function watchWal(file: string): Checkpointer {
     // No flags of the process's own (`--input-type`, `--eval` …): this file needs none, and some refuse a file.
     worker = new Worker(new URL(import.meta.url), { workerData: { role: ROLE, file }, execArgv: [] });
     worker.unref(); // never what keeps a process alive
-    worker.on('error', (err) => process.emitWarning(`sandbox store: the background checkpointer stopped (checkpoints go on in the COMMITs): ${String(err)}`));
+    worker.on('error', (err) => logProblem('sandbox store: the background checkpointer stopped (checkpoints go on in the COMMITs)', { error: String(err) }));
   }, WATCH_EVERY_MS);
   watch.unref();
   return {
