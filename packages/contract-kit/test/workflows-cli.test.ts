@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '@payments/sandbox';
 import { workflowsMain } from '../src/workflows/cli.ts';
+import { loadWorkflows } from '../src/workflows/model.ts';
 import { renderWorkflowSummary } from '../src/workflows/report.ts';
 import { runWorkflows } from '../src/workflows/run.ts';
 
@@ -79,4 +80,26 @@ it('a run in which no step ran is NOTHING CHECKED, not passed (exit 1)', { timeo
   expect(renderWorkflowSummary(report)).toMatch(/NOTHING CHECKED\n$/);
   const { code } = await runCli(['--server', sandbox.url, '--api-key', created.key, '--workflow', 'transfer-503-retry']);
   expect(code).toBe(1);
+});
+
+describe('workflows --list', () => {
+  it('lists every shipped workflow with what it needs and its section, and runs nothing', async () => {
+    const write = process.stdout.write.bind(process.stdout);
+    let stdout = '';
+    process.stdout.write = ((chunk: string) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
+    let result;
+    try {
+      result = await runCli(['--list']);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(result).toEqual({ code: 0, stderr: '' });
+    const all = loadWorkflows();
+    for (const w of all) expect(stdout).toContain(w.workflowId);
+    expect(stdout).toMatch(/^revoked-key +admin API +A revoked key fails authentication/m);
+    expect(stdout).toMatch(/^pix-payout +API key \(Prism: in part\) +Register a PIX recipient/m);
+    expect(stdout).toMatch(/^transfer-not-found +API key +Look up a transfer/m);
+    expect(stdout).toContain('section 5. Authentication, rules 1, 2 and 5');
+    expect(stdout).toContain(`${all.length} workflows.`);
+  });
 });

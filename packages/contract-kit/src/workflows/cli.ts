@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { writeReports } from '../report/write.ts';
 import { renderWorkflowSummary, workflowJson, workflowJunit } from './report.ts';
+import { loadWorkflows, type Workflow } from './model.ts';
 import { RespectMissing } from './respect.ts';
 import { runWorkflows, WorkflowUsageError, type WorkflowRunOptions } from './run.ts';
 
@@ -12,6 +13,7 @@ export const WORKFLOWS_HELP = `The provider's flows as Arazzo workflows (@paymen
 Usage:
   payments-contract-kit workflows [--server URL] [--admin-url URL --admin-token T] [--api-key KEY]
                                   [--workflow id ...] [--target auto|prism|server] [--json F] [--junit F]
+  payments-contract-kit workflows --list
 
   (no --server)          a fresh sandbox is started in memory, every workflow runs, the sandbox stops
   --server URL           the public API: a sandbox, a staging server or Prism's mock (npx payments-mock)
@@ -26,6 +28,7 @@ Usage:
   --json F, --junit F    reports (JUnit: one suite per workflow, one testcase per step)
   --timeout-ms N         per request (default 10000)
   --verbose              Respect's own output per file
+  --list                 the workflows, what each needs and the provider's section it shows; runs nothing
   -h, --help             this help
 
 Against Prism only the steps marked x-mock (criteria a stateless mock can meet) run; the others are reported
@@ -34,7 +37,16 @@ unreachable server, an admin token or an API key the server refuses stop the run
 Needs redocly (@redocly/cli ≥ 2.77) next to the kit, or $REDOCLY_BIN.
 `;
 
-function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: string; verbose: boolean }) | 'help' {
+/** One line per workflow: its id, what it needs of the target, the section of the provider's document, its summary. */
+export function renderWorkflowList(workflows: readonly Workflow[]): string {
+  const needs = (w: Workflow) => (w.needsAdmin ? 'admin API' : w.steps.some((s) => s['x-mock']) ? 'API key (Prism: in part)' : 'API key');
+  const width = Math.max(...workflows.map((w) => w.workflowId.length));
+  const needsWidth = Math.max(...workflows.map((w) => needs(w).length));
+  const lines = workflows.map((w) => `${w.workflowId.padEnd(width)}  ${needs(w).padEnd(needsWidth)}  ${w.summary ?? ''}\n${' '.repeat(width + needsWidth + 4)}section ${w['x-provider-section'] ?? '?'}`);
+  return `${lines.join('\n')}\n\n${workflows.length} workflows. "admin API": runs against a sandbox with --admin-token (a provider state); "API key": any server of the API.\n`;
+}
+
+function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: string; verbose: boolean }) | 'help' | 'list' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -50,10 +62,12 @@ function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: s
       'timeout-ms': { type: 'string', default: '10000' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
+      list: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (values.help) return 'help';
+  if (values.list) return 'list';
   const target = values.target;
   if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new WorkflowUsageError(`--target must be auto, prism or server (got ${target})`);
   const timeoutMs = Number(values['timeout-ms']);
@@ -84,6 +98,10 @@ export async function workflowsMain(argv: string[]): Promise<number> {
   }
   if (options === 'help') {
     process.stdout.write(WORKFLOWS_HELP);
+    return 0;
+  }
+  if (options === 'list') {
+    process.stdout.write(renderWorkflowList(loadWorkflows()));
     return 0;
   }
   let report;
