@@ -1,4 +1,5 @@
 // The sandbox's reports about itself while it serves, on stderr beside (or as) the JSON request log.
+
 /**
  * A line about the sandbox itself (a failure no request's answer shows) on stderr, in the request log's JSON
  * shape (`time`, `level`, then what happened), so a reader of the log parses every line the same way.
