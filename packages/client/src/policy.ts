@@ -67,17 +67,12 @@ export function policyFor(operationId: string | undefined, options: RetryOptions
   const id = operationId as OperationId; // undefined (a path the spec lacks) finds no entry
   const ours = operationDefaults[id];
   const theirs = operations?.[id];
-  const policy = {
-    ...defaultRetryPolicy,
-    ...ours,
-    ...global,
-    ...theirs,
-    retryOn: { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
-  };
+  const retryOn: Record<string, RetryMode> = { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn };
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...ours, ...global, ...theirs, retryOn };
   const specMinimum = (unavailableMinDelayMs as Record<string, number>)[id] ?? 0;
   policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, specMinimum);
   if (specMinimum > 0) {
-    for (const [entry, mode] of Object.entries(specRetryOnFor(id))) if (mode === 'unavailable' && policy.retryOn[entry] !== false) policy.retryOn[entry] = 'unavailable';
+    for (const [entry, mode] of Object.entries(specRetryOnFor(id))) if (mode === 'unavailable' && retryOn[entry] !== false) retryOn[entry] = 'unavailable';
     withSpecMinimum.add(policy);
   }
   return policy;

@@ -97,7 +97,7 @@ export function banner({ sandbox, demoKey }: ServedSandbox, adminCli: string): s
     `  Admin token:  ${sandbox.adminToken}`,
     '',
     `  curl -s -H 'x-api-key: ${demoKey}' ${sandbox.url}/v1/banking/balance`,
-    `  ${adminCli} --url ${sandbox.url} --token ${sandbox.adminToken} fault list`,
+    `  SANDBOX_ADMIN_TOKEN=${sandbox.adminToken} ${adminCli} --url ${sandbox.url} fault list`, // the token out of `ps`, as its --help advises
     '',
     '  Ctrl-C to stop.',
     '',

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/command.ts';
-import { PortInUse, serveSandbox } from '../src/serve.ts';
+import { banner, PortInUse, serveSandbox } from '../src/serve.ts';
 import { bundledJson, bundledYaml, docsDir } from '../../../tools/lib/paths.ts';
 
 const site = { docsDir, specJson: bundledJson, specYaml: bundledYaml };
@@ -80,5 +80,14 @@ describe('--database-url', () => {
     const refused = await run(['--port', '0', '--database-url', `postgres://sandbox@127.0.0.1:${port}/none`]);
     expect(refused.code).toBe(1);
     expect(refused.said).toContain(`payments-sandbox: cannot reach the PostgreSQL server at 127.0.0.1:${port} (`);
+  });
+});
+
+describe('the start-up banner', () => {
+  it('shows the admin command with the token in SANDBOX_ADMIN_TOKEN, not on the command line (out of ps)', () => {
+    const served = { sandbox: { url: 'http://127.0.0.1:8080', adminToken: 'adm_banner', store: { kind: 'sqlite' } }, demoKey: 'svc_live_demo', portFellBack: false } as unknown as Parameters<typeof banner>[0];
+    const text = banner(served, 'npx payments-sandbox admin');
+    expect(text).toContain('  SANDBOX_ADMIN_TOKEN=adm_banner npx payments-sandbox admin --url http://127.0.0.1:8080 fault list');
+    expect(text).not.toContain('--token');
   });
 });
