@@ -55,26 +55,19 @@ const operationDefaults: { [Op in OperationId]?: Partial<Omit<RetryPolicy, 'retr
 /** The spec's retry entries of an operation (no caller override): what `retryable` on an error says. */
 export const specRetryOnFor = (operationId: string | undefined): RetryOn => ({ ...rules['*'], ...rules[operationId!] });
 
-/**
- * Policies of operations whose temporary 503 has the spec's minimum wait (a transfer's: 60 s, then longer): a
- * caller may switch that retry off, by status or by code, never make it shorter (the provider's Idempotency
- * rule 7), so another mode given for it is waited as `unavailable`.
- */
-const withSpecMinimum = new WeakSet<RetryPolicy>();
-
 export function policyFor(operationId: string | undefined, options: RetryOptions = {}): RetryPolicy {
   const { operations, ...global } = options;
   const id = operationId as OperationId; // undefined (a path the spec lacks) finds no entry
   const ours = operationDefaults[id];
   const theirs = operations?.[id];
-  const retryOn: Record<string, RetryMode> = { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn };
-  const policy: RetryPolicy = { ...defaultRetryPolicy, ...ours, ...global, ...theirs, retryOn };
-  const specMinimum = (unavailableMinDelayMs as Record<string, number>)[id] ?? 0;
-  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, specMinimum);
-  if (specMinimum > 0) {
-    for (const [entry, mode] of Object.entries(specRetryOnFor(id))) if (mode === 'unavailable' && retryOn[entry] !== false) retryOn[entry] = 'unavailable';
-    withSpecMinimum.add(policy);
-  }
+  const policy = {
+    ...defaultRetryPolicy,
+    ...ours,
+    ...global,
+    ...theirs,
+    retryOn: { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
+  };
+  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, (unavailableMinDelayMs as Record<string, number>)[id] ?? 0);
   return policy;
 }
 
@@ -96,14 +89,12 @@ export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: numbe
   const backoff = (d = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))) => d / 2 + (random() * d) / 2;
   if (outcome.kind !== 'response') return backoff(); // outcome unknown: same request, same key
   const { status, code, retryAfterMs } = outcome;
-  let mode = retryMode(policy.retryOn, status, code);
-  if (mode && policy.retryOn[status] === 'unavailable' && withSpecMinimum.has(policy)) mode = 'unavailable';
+  const mode = retryMode(policy.retryOn, status, code);
   if (mode === 'backoff') return backoff();
   if (mode === 'retryAfter') return retryAfterMs ?? backoff();
   if (mode !== 'unavailable') return undefined;
   const min = policy.unavailableMinDelayMs;
-  // Doubling from the minimum; maxDelayMs caps it, but not below twice the minimum: the waits must grow.
-  const nominal = Math.min(Math.max(policy.maxDelayMs, 2 * min), min * 2 ** counts.unavailable++);
+  const nominal = Math.max(min, Math.min(policy.maxDelayMs, min * 2 ** counts.unavailable++));
   // Jitter only upwards, and a Retry-After only lengthens the wait: neither goes below the spec's minimum.
   return Math.max(retryAfterMs ?? 0, nominal + random() * nominal * 0.25);
 }
