@@ -46,6 +46,19 @@ describe("the docs runner's expressions", () => {
     expect(meets({ condition: noTransfer, type: 'jsonpath', context: '$response.body' }, { ...ctx, body: { requestId: 'q', id: 'trf_1' } })).toBe(false);
   });
 
+  it('joins comparisons with && and ||, and writes {$expr} into a filter as a JSON literal', () => {
+    const success = '$statusCode >= 200 && $statusCode < 300';
+    expect(meets({ condition: success }, ctx)).toBe(true);
+    expect(meets({ condition: success }, { ...ctx, statusCode: 409 })).toBe(false);
+    const either = '$statusCode == 409 || $statusCode == 404';
+    expect(meets({ condition: either }, { ...ctx, statusCode: 404 })).toBe(true);
+    expect(meets({ condition: either }, { ...ctx, statusCode: 400 })).toBe(false);
+    const sameKey = '$[?!@.idempotencyKey || @.idempotencyKey == {$request.header.Idempotency-Key}]';
+    expect(meets({ condition: sameKey, type: 'jsonpath', context: '$response.body' }, ctx)).toBe(true);
+    expect(meets({ condition: sameKey, type: 'jsonpath', context: '$response.body' }, { ...ctx, body: { id: 'trf_1' } })).toBe(true);
+    expect(meets({ condition: sameKey, type: 'jsonpath', context: '$response.body' }, { ...ctx, body: { idempotencyKey: 'k-1-again' } })).toBe(false);
+  });
+
   it('keeps a lone expression typed and writes embedded ones as text', () => {
     expect(interpolate({ amount: '$inputs.amount', key: 'transfer-{$inputs.runId}', n: '$inputs.retryAfterSeconds' }, ctx)).toEqual({ amount: '25.00', key: 'transfer-r1', n: 2 });
   });

@@ -2,6 +2,7 @@
 // scheme, an admin token or an API key the server refuses stop the run before any workflow with one line and
 // exit 2 (they were a stack trace, a blame on the token, or seven failed workflows); a run in which no step
 // ran (every chosen workflow not applicable) fails as NOTHING CHECKED instead of passing.
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '@payments/sandbox';
@@ -32,6 +33,22 @@ function closedPort(): Promise<number> {
   });
 }
 
+/** A loopback HTTP server answering every request with one status and JSON body (a server without the admin API). */
+async function answering(status: number, body: unknown): Promise<{ url: string; server: Server }> {
+  const server = createHttpServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+async function withServer(status: number, body: unknown, run: (url: string) => Promise<void>): Promise<void> {
+  const { url, server } = await answering(status, body);
+  try {
+    await run(url);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 let sandbox: RunningSandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({});
@@ -54,6 +71,35 @@ describe('refused before any workflow runs: one line, exit 2', () => {
     expect(code).toBe(2);
     expect(stderr).toContain(`cannot reach ${url}`);
     expect(stderr).not.toContain('admin token');
+  });
+
+  it('an admin token for a server without the admin API: no admin API, not a refused token', async () => {
+    await withServer(404, { error: 'Not found', code: 'not_found', requestId: 'r' }, async (url) => {
+      const { code, stderr } = await runCli(['--server', url, '--admin-token', 'adm_any_token_for_the_test_000']);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`there is no sandbox admin API at ${url} (404 on GET /admin/health`);
+      expect(stderr).not.toContain('did not accept');
+    });
+  });
+
+  it('an admin token the admin API refuses', async () => {
+    const { code, stderr } = await runCli(['--server', sandbox.url, '--admin-token', 'adm_not_this_sandboxes_token_00']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('did not accept the admin token (401 on GET /admin/health)');
+  });
+
+  it('a run id that cannot go into an Idempotency-Key', async () => {
+    const { code, stderr } = await runCli(['--server', sandbox.url, '--api-key', 'svc_live_abcdefabcdefabcdef', '--run-id', 'a b/c']);
+    expect(code).toBe(2);
+    expect(stderr).toBe('workflows: --run-id must be 1–64 letters, digits, "-" or "_" (it goes into Idempotency-Keys, nicknames and a PIX key); got "a b/c"\n');
+  });
+
+  it('an API key a server refuses with 403 and no access-control code', async () => {
+    await withServer(403, { error: 'Forbidden', code: 'forbidden', requestId: 'r' }, async (url) => {
+      const { code, stderr } = await runCli(['--server', url, '--api-key', 'svc_live_abcdefabcdefabcdef', '--target', 'server']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('refused the API key (403 forbidden on GET /v1/banking/balance)');
+    });
   });
 
   it('a URL without its scheme', async () => {

@@ -41,10 +41,15 @@ export const WORKFLOW_CATCHES: Row[] = [
   { mutant: "rail-unsupported-generic", workflowId: "recipient-rules", stepId: "unsupportedRail", criterion: "$response.body#/code == 'recipient_rail_unsupported'" },
   { mutant: "deactivated-recipient-accepted", workflowId: "inactive-recipient-not-found", stepId: "payWhileInactive", criterion: "$statusCode == 404" },
   { mutant: "unknown-key-accepted", workflowId: "revoked-key", stepId: "revokedKeyRefused", criterion: "$statusCode >= 400" },
-  { mutant: "edge-502-json", workflowId: "transfer-edge-retry", stepId: "transferMeets502", criterion: "$response.header.content-type != 'application/json'" },
+  { mutant: "edge-502-json", workflowId: "transfer-edge-retry", stepId: "transferMeets502", criterion: "$response.header.content-type != 'application/json' && $response.header.content-type != 'application/json; charset=utf-8'" },
   { mutant: "conflict-other-recipient-ignored", workflowId: "transfer-key-conflict", stepId: "sameKeyOtherRecipient", criterion: "$statusCode == 409" },
   { mutant: "invalid-input-500", workflowId: "recipient-rules", stepId: "unsupportedRail", criterion: "$statusCode == 400" },
   { mutant: "unauthorized-html", workflowId: "revoked-key", stepId: "revokedKeyRefused", criterion: "$[?@.error && @.code && @.requestId]" },
+  { mutant: "edge-502-retry-duplicates", workflowId: "transfer-edge-retry", stepId: "retryAfter502", criterion: "$[?!@.idempotencyKey || @.idempotencyKey == {$request.header.Idempotency-Key}]" },
+  { mutant: "edge-502-json-charset", workflowId: "transfer-edge-retry", stepId: "transferMeets502", criterion: "$response.header.content-type != 'application/json' && $response.header.content-type != 'application/json; charset=utf-8'" },
+  { mutant: "session-key-reuse-updates-amount", workflowId: "checkout-session-key-reuse", stepId: "otherAmountSameKey", criterion: "$response.body#/amount == $steps.firstSession.outputs.amount" },
+  { mutant: "recipient-key-reuse-creates", workflowId: "recipient-rules", stepId: "otherRequestCreatedNothing", criterion: "$statusCode >= 200 && $statusCode < 300" },
+  { mutant: "unauthorized-429", workflowId: "revoked-key", stepId: "revokedKeyRefused", criterion: "$statusCode != 429" },
 ];
 
 describe('workflows against mutant sandboxes', () => {
@@ -56,6 +61,10 @@ describe('workflows against mutant sandboxes', () => {
 
   it('every row names a mutant the spec makes visible', () => {
     for (const row of WORKFLOW_CATCHES) expect(MUTANTS.find((m) => m.name === row.mutant)?.visible, row.mutant).toBe(true);
+  });
+
+  it("every mutant the kit's checks miss has a workflow that catches it", () => {
+    for (const m of MUTANTS.filter((x) => x.kitMisses)) expect(WORKFLOW_CATCHES.some((row) => row.mutant === m.name), m.name).toBe(true);
   });
 
   for (const row of WORKFLOW_CATCHES) {

@@ -1,8 +1,9 @@
 // The Arazzo runtime expressions and criteria the docs' workflow runner evaluates in the browser: the subset our
 // workflows use (test/workflows/docs-workflows.test.ts checks that every expression of openapi/workflows/ is in
 // it). `$inputs.x`, `$steps.s.outputs.o`, `$statusCode`, `$response.body#/pointer`, `$response.header.H`,
-// `$request.header.H`, `{…}` embedded in strings; simple conditions `a OP b`; RFC 9535 filters `$[?…]` made of
-// `@.f`, `!@.f`, `@.f == 'v'` joined by && and ||, applied to the context object as Respect does.
+// `$request.header.H`, `{…}` embedded in strings; simple conditions `a OP b` joined by && and ||; RFC 9535 filters `$[?…]` made of
+// `@.f`, `!@.f`, `@.f == 'v'` (or `== {$expr}`, written in as a JSON literal) joined by && and ||, applied to the
+// context object as Respect does.
 
 export interface EvalContext {
   inputs: Record<string, unknown>;
@@ -61,10 +62,15 @@ function operand(text: string, ctx: EvalContext): unknown {
   throw new UnsupportedExpression(`the console does not read the operand ${t}`);
 }
 
-/** Loose equality the way Respect compares a header's text with a number (Retry-After: "2" == 2). */
-const same = (a: unknown, b: unknown) => a === b || (a !== undefined && a !== null && b !== undefined && b !== null && String(a) === String(b));
+/** Loose equality the way Respect compares a header's text with a number (Retry-After: "2" == 2); an absent value equals null. */
+const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || (a !== undefined && a !== null && b !== undefined && b !== null && String(a) === String(b));
 
+/** Comparisons joined by && and || (no parentheses: && binds tighter, as in Respect). */
 function simple(condition: string, ctx: EvalContext): boolean {
+  return condition.split('||').some((any) => any.split('&&').every((term) => comparison(term.trim(), ctx)));
+}
+
+function comparison(condition: string, ctx: EvalContext): boolean {
   const m = /^(.+?)\s*(==|!=|<=|>=|<|>)\s*(.+)$/.exec(condition);
   if (!m) throw new UnsupportedExpression(`the console does not read the condition ${condition}`);
   const [a, b] = [operand(m[1]!, ctx), operand(m[3]!, ctx)];
@@ -85,12 +91,14 @@ function filterTerm(term: string, node: Record<string, unknown>): boolean {
   let m: RegExpExecArray | null;
   if ((m = /^!@\.(\w+)$/.exec(t))) return node[m[1]!] === undefined || node[m[1]!] === null || node[m[1]!] === false;
   if ((m = /^@\.(\w+)$/.exec(t))) return node[m[1]!] !== undefined && node[m[1]!] !== null && node[m[1]!] !== false;
-  if ((m = /^@\.(\w+)\s*(==|!=)\s*'([^']*)'$/.exec(t))) return (node[m[1]!] === m[3]) === (m[2] === '==');
+  if ((m = /^@\.(\w+)\s*(==|!=)\s*(?:'([^']*)'|("(?:[^"\\]|\\.)*"))$/.exec(t))) return (node[m[1]!] === (m[3] ?? JSON.parse(m[4]!))) === (m[2] === '==');
   throw new UnsupportedExpression(`the console does not read the filter term ${t}`);
 }
 
-function jsonpath(condition: string, context: unknown): boolean {
-  const m = /^\$\[\?(.+)\]$/.exec(condition.trim());
+/** `{$expr}` in a filter becomes the value as a JSON literal first, as Respect writes it (a string in double quotes). */
+function jsonpath(condition: string, context: unknown, ctx: EvalContext): boolean {
+  const written = condition.replace(/\{(\$[^{}]+)\}/g, (_, e: string) => JSON.stringify(evaluate(e, ctx)));
+  const m = /^\$\[\?(.+)\]$/.exec(written.trim());
   if (!m) throw new UnsupportedExpression(`the console reads only $[?…] filters, not ${condition}`);
   if (!context || typeof context !== 'object') return false;
   const node = context as Record<string, unknown>;
@@ -104,7 +112,7 @@ export interface Criterion {
 }
 
 export function meets(criterion: Criterion, ctx: EvalContext): boolean {
-  if (criterion.type === 'jsonpath') return jsonpath(criterion.condition, evaluate(criterion.context ?? '$response.body', ctx));
+  if (criterion.type === 'jsonpath') return jsonpath(criterion.condition, evaluate(criterion.context ?? '$response.body', ctx), ctx);
   if (criterion.type && criterion.type !== 'simple') throw new UnsupportedExpression(`the console does not evaluate ${criterion.type} criteria`);
   return simple(criterion.condition, ctx);
 }

@@ -1,6 +1,7 @@
 // Respect's JSON log → one result per workflow and step: passed, failed (with the criteria that failed, named),
 // not run (an earlier step failed, so Respect stopped), or not applicable (the target cannot honour it; never
 // counted as passed).
+import { isSpecCheck, type Judged, type ResponseJudge } from './judge.ts';
 import type { RespectCheck, RespectStep, RespectWorkflow } from './respect.ts';
 import type { Workflow } from './model.ts';
 
@@ -14,6 +15,8 @@ export interface FailedCheck {
   /** The criterion's condition as written in the workflow, when it is one. */
   condition?: string;
   message: string;
+  /** On a warning: the spec only assumed what the answer differs from (its x-assumed-reason). */
+  assumedReason?: string;
 }
 
 export interface StepResult {
@@ -23,6 +26,8 @@ export interface StepResult {
   request?: { method: string; url: string };
   statusCode?: number;
   failed: FailedCheck[];
+  /** Differences of the answer from what the spec only assumes: reported, never a failure. */
+  warnings: FailedCheck[];
   durationMs: number;
   /** Why a step did not apply to the target. */
   reason?: string;
@@ -40,18 +45,28 @@ export interface WorkflowResult {
   durationMs: number;
 }
 
-const failedChecks = (checks: RespectCheck[] | undefined): FailedCheck[] =>
-  (checks ?? [])
-    .filter((c) => !c.passed)
-    .map((c) => ({ name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim() }));
+const failedChecks = (checks: RespectCheck[]): FailedCheck[] =>
+  checks.filter((c) => !c.passed).map((c) => ({ name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim() }));
 
-function flatten(step: RespectStep, prefix = ''): StepResult[] {
+/**
+ * A step's failures and warnings. Respect's own spec checks give way to the judge's verdict on a public API
+ * response (the judge knows x-assumed); on any other response (the admin API) they stand as failures.
+ */
+function verdictOf(step: RespectStep, judge: ResponseJudge | undefined): { failed: FailedCheck[]; warnings: FailedCheck[] } {
+  const checks = step.checks ?? [];
+  const judged = judge?.(step);
+  if (!judged) return { failed: failedChecks(checks), warnings: [] };
+  const fromJudge = (j: Judged): FailedCheck => ({ name: j.name, message: j.message, ...(j.assumedReason ? { assumedReason: j.assumedReason } : {}) });
+  return { failed: [...failedChecks(checks.filter((c) => !isSpecCheck(c.name))), ...judged.failed.map(fromJudge)], warnings: judged.warnings.map(fromJudge) };
+}
+
+function flatten(step: RespectStep, judge: ResponseJudge | undefined, prefix = ''): StepResult[] {
   const id = `${prefix}${step.stepId}`;
   if (step.type === 'workflow') {
-    const children = (step.executedSteps ?? []).flatMap((s) => flatten(s, `${id} › `));
-    return children.length > 0 ? children : [{ stepId: id, status: 'failed', failed: [{ name: 'child workflow', message: 'the child workflow ran no step' }], durationMs: 0 }];
+    const children = (step.executedSteps ?? []).flatMap((s) => flatten(s, judge, `${id} › `));
+    return children.length > 0 ? children : [{ stepId: id, status: 'failed', failed: [{ name: 'child workflow', message: 'the child workflow ran no step' }], warnings: [], durationMs: 0 }];
   }
-  const failed = failedChecks(step.checks);
+  const { failed, warnings } = verdictOf(step, judge);
   return [
     {
       stepId: id,
@@ -59,6 +74,7 @@ function flatten(step: RespectStep, prefix = ''): StepResult[] {
       ...(step.request ? { request: { method: step.request.method.toUpperCase(), url: step.request.url } } : {}),
       ...(step.response ? { statusCode: step.response.statusCode } : {}),
       failed,
+      warnings,
       durationMs: step.totalTimeMs ?? 0,
     },
   ];
@@ -67,18 +83,19 @@ function flatten(step: RespectStep, prefix = ''): StepResult[] {
 const base = (w: Workflow, file: string) => ({ workflowId: w.workflowId, file, summary: w.summary ?? '', section: w['x-provider-section'] ?? '' });
 
 /** A workflow Respect ran (possibly only some of its steps: `skipped` are the ones left out, with their reason). */
-export function workflowResult(w: Workflow, file: string, executed: RespectWorkflow | undefined, skipped: Map<string, string> = new Map()): WorkflowResult {
-  const ran = executed ? executed.executedSteps.flatMap((s) => flatten(s)) : [];
+export function workflowResult(w: Workflow, file: string, executed: RespectWorkflow | undefined, skipped: Map<string, string> = new Map(), judge?: ResponseJudge): WorkflowResult {
+  const ran = executed ? executed.executedSteps.flatMap((s) => flatten(s, judge)) : [];
   const seen = new Set(ran.map((s) => s.stepId.split(' › ')[0]));
   const steps: StepResult[] = [...ran];
   for (const s of w.steps) {
     if (seen.has(s.stepId)) continue;
     const reason = skipped.get(s.stepId);
-    steps.push(reason ? { stepId: s.stepId, status: 'not-applicable', failed: [], durationMs: 0, reason } : { stepId: s.stepId, status: 'not-run', failed: [], durationMs: 0 });
+    steps.push(reason ? { stepId: s.stepId, status: 'not-applicable', failed: [], warnings: [], durationMs: 0, reason } : { stepId: s.stepId, status: 'not-run', failed: [], warnings: [], durationMs: 0 });
   }
   const order = new Map(w.steps.map((s, i) => [s.stepId, i]));
   steps.sort((a, b) => (order.get(a.stepId.split(' › ')[0]!) ?? 0) - (order.get(b.stepId.split(' › ')[0]!) ?? 0));
-  const failed = !executed || executed.status !== 'success' || steps.some((s) => s.status === 'failed' || s.status === 'not-run');
+  // Respect's `warn`: only checks run as warnings failed, and the steps above carry the judge's verdict on them.
+  const failed = !executed || (executed.status !== 'success' && executed.status !== 'warn') || steps.some((s) => s.status === 'failed' || s.status === 'not-run');
   return {
     ...base(w, file),
     status: failed ? 'failed' : skipped.size > 0 ? 'partial' : 'passed',
@@ -89,5 +106,5 @@ export function workflowResult(w: Workflow, file: string, executed: RespectWorkf
 }
 
 export function notApplicable(w: Workflow, file: string, reason: string): WorkflowResult {
-  return { ...base(w, file), status: 'not-applicable', reason, steps: w.steps.map((s) => ({ stepId: s.stepId, status: 'not-applicable', failed: [], durationMs: 0, reason })), durationMs: 0 };
+  return { ...base(w, file), status: 'not-applicable', reason, steps: w.steps.map((s) => ({ stepId: s.stepId, status: 'not-applicable', failed: [], warnings: [], durationMs: 0, reason })), durationMs: 0 };
 }

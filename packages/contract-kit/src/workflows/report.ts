@@ -26,6 +26,7 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
     const notRun = r.steps.filter((x) => x.status === 'not-run').map((x) => x.stepId);
     if (notRun.length > 0) lines.push(`    not run (Respect stops at the first failed step): ${notRun.join(', ')}`);
   }
+  lines.push(...warningLines(report));
   const partial = report.results.filter((r) => r.status !== 'not-applicable' && r.steps.some((s) => s.status === 'not-applicable'));
   const na = report.results.filter((r) => r.status === 'not-applicable');
   if (na.length > 0 || partial.length > 0) {
@@ -40,6 +41,18 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
     `Time: ${(report.durationMs / 1000).toFixed(1)} s — ${report.verdict.replace('-', ' ').toUpperCase()}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** Answers that differ only from what the spec assumes: not failures, but a user should see what was not held to the spec. */
+function warningLines(report: WorkflowReport): string[] {
+  const lines: string[] = [];
+  for (const r of report.results) {
+    for (const s of r.steps.filter((x) => x.warnings.length > 0)) {
+      lines.push(`  ⚠ ${r.workflowId} › ${s.stepId}${s.request ? `: ${s.request.method} ${s.request.url}` : ''}${s.statusCode ? ` → ${s.statusCode}` : ''}`);
+      for (const w of s.warnings) lines.push(`      ${w.message}${w.assumedReason ? `\n        assumed by the spec, not stated by the provider: ${w.assumedReason}` : ''}`);
+    }
+  }
+  return lines.length > 0 ? ['', 'Warnings (the answers differ only from what the spec assumes where the provider is silent; not failures):', ...lines] : [];
 }
 
 export const workflowJson = (report: WorkflowReport): string => `${JSON.stringify(report, null, 2)}\n`;
@@ -57,7 +70,10 @@ function stepCheck(workflowId: string, s: StepResult): CheckResult {
     durationMs: s.durationMs,
     // Respect's message for a plain failed criterion only repeats it ("Checking simple criteria: …"): the condition alone says it.
     failures: s.failed.map((f) => ({ severity: 'failure' as const, rule: f.name, message: f.message.startsWith('Checking') ? (f.condition ?? f.message) : `${f.condition ? `${f.condition}: ` : ''}${f.message}` })),
-    warnings: s.status === 'not-applicable' || s.status === 'not-run' ? [{ severity: 'warning' as const, rule: 'skipped', message: skippedReason, count: 1 }] : [],
+    warnings:
+      s.status === 'not-applicable' || s.status === 'not-run'
+        ? [{ severity: 'warning' as const, rule: 'skipped', message: skippedReason, count: 1 }]
+        : s.warnings.map((w) => ({ severity: 'warning' as const, rule: w.name, message: w.message, ...(w.assumedReason ? { assumedReason: w.assumedReason } : {}), count: 1 })),
     inconclusive: 0,
   };
 }

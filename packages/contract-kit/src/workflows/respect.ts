@@ -60,10 +60,12 @@ export interface RespectLog {
   files: Record<string, { executedWorkflows: RespectWorkflow[] }>;
 }
 
-export function runRespect(file: string, options: { servers: Record<string, string>; inputs: Record<string, string>; workflows: string[]; timeoutMs: number }): Promise<RespectRun> {
+/** `warnings`: Respect's checks run as warnings (it records them and goes on); the caller judges them. */
+export function runRespect(file: string, options: { servers: Record<string, string>; inputs: Record<string, string>; workflows: string[]; timeoutMs: number; warnings?: readonly string[] }): Promise<RespectRun> {
   const dir = mkdtempSync(join(tmpdir(), 'payments-workflows-'));
   const json = join(dir, 'respect.json');
   const args = ['respect', file, '--json-output', json, '--max-fetch-timeout', String(options.timeoutMs)];
+  if (options.warnings?.length) args.push('--severity', options.warnings.map((check) => `${check}=warn`).join(','));
   for (const [name, url] of Object.entries(options.servers)) args.push('-S', `${name}=${url}`);
   for (const [name, value] of Object.entries(options.inputs)) args.push('-i', `${name}=${value}`);
   for (const id of options.workflows) args.push('-w', id);

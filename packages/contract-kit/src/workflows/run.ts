@@ -11,6 +11,7 @@ import { loadApi } from '../spec-model.ts';
 import { detectTarget } from '../target.ts';
 import { defaultWorkflowsDir, loadWorkflows, readIndex, type Workflow } from './model.ts';
 import { planForMock, writeMockVariant } from './mock-variant.ts';
+import { responseJudge, SPEC_CHECKS, type ResponseJudge } from './judge.ts';
 import { notApplicable, workflowResult, type WorkflowResult } from './outcome.ts';
 import { findRedocly, runRespect } from './respect.ts';
 
@@ -69,10 +70,45 @@ function checkUrl(name: string, value: string | undefined): void {
   if (value !== undefined && httpUrlProblem(value)) throw new WorkflowUsageError(`${name} must be an absolute http(s) URL, as http://127.0.0.1:8080; got "${value}"`);
 }
 
-/** A key the server refuses (401) stops the run before any workflow, as the kit's own checks do. */
+/** The run id goes into Idempotency-Keys, nicknames and a PIX key's e-mail address: letters, digits, `-` and `_`. */
+function checkRunId(runId: string | undefined): void {
+  if (runId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(runId)) throw new WorkflowUsageError(`--run-id must be 1–64 letters, digits, "-" or "_" (it goes into Idempotency-Keys, nicknames and a PIX key); got "${runId}"`);
+}
+
+/** The admin API answers its health with the token (true), refuses the token (usage error), or is not there at all. */
+async function checkAdmin(adminUrl: string, adminToken: string, timeoutMs: number): Promise<true> {
+  const status = await reach(`${adminUrl}/admin/health`, { authorization: `Bearer ${adminToken}` }, timeoutMs);
+  if (status < 300) return true;
+  if (status === 401 || status === 403) throw new WorkflowUsageError(`the admin API at ${adminUrl} did not accept the admin token (${status} on GET /admin/health): check --admin-token or $SANDBOX_ADMIN_TOKEN`);
+  throw new WorkflowUsageError(`there is no sandbox admin API at ${adminUrl} (${status} on GET /admin/health; a server of the API, or Prism, has none): leave out --admin-token, or give --admin-url of a sandbox`);
+}
+
+/**
+ * A key the server refuses stops the run before any workflow, as the kit's own checks do: a 401, or a 403 without
+ * one of the document's access-control codes (those say the key is good and Banking is off for its organization).
+ */
 async function checkApiKey(server: string, apiKey: string, timeoutMs: number): Promise<void> {
-  const status = await reach(`${server}/v1/banking/balance`, { 'x-api-key': apiKey }, timeoutMs);
-  if (status === 401) throw new WorkflowUsageError(`the server at ${server} refused the API key (401 on GET /v1/banking/balance): check --api-key or $PAYMENTS_API_KEY`);
+  const url = `${server}/v1/banking/balance`;
+  let answer: Response;
+  try {
+    answer = await fetch(url, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    return; // reach() has already shown the server answers; the workflows will say what this request meets
+  }
+  const code = answer.status === 403 ? await errorCode(answer) : undefined;
+  const accessCodes = new Set(loadApi().catalog.filter((e) => e.status === 403 && !e.assumed).map((e) => e.code));
+  if (answer.status === 401 || (answer.status === 403 && !(code && accessCodes.has(code)))) {
+    throw new WorkflowUsageError(`the server at ${server} refused the API key (${answer.status}${code ? ` ${code}` : ''} on GET /v1/banking/balance): check --api-key or $PAYMENTS_API_KEY`);
+  }
+}
+
+async function errorCode(answer: Response): Promise<string | undefined> {
+  try {
+    const body: unknown = await answer.json();
+    return body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function whichTarget(options: WorkflowRunOptions, server: string, hasAdmin: boolean, apiKey: string): Promise<'server' | 'prism'> {
@@ -94,6 +130,7 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
   const chosen = options.workflows.length > 0 ? all.filter((w) => options.workflows.includes(w.workflowId)) : all;
   checkUrl('--server', options.server);
   checkUrl('--admin-url', options.adminUrl);
+  checkRunId(options.runId);
   findRedocly(); // before a sandbox starts: a missing redocly is said at once
   let sandbox: RunningSandbox | undefined;
   if (!options.server) {
@@ -105,8 +142,7 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     const adminToken = sandbox?.adminToken ?? options.adminToken;
     const adminUrl = sandbox?.url ?? options.adminUrl ?? (adminToken ? server : undefined);
     if (!sandbox) await reach(server, {}, options.timeoutMs); // any answer will do: the server is there
-    const hasAdmin = Boolean(adminToken && adminUrl && (await reach(`${adminUrl}/admin/health`, { authorization: `Bearer ${adminToken}` }, options.timeoutMs)) < 300);
-    if (adminToken && !hasAdmin) throw new WorkflowUsageError(`the admin API at ${adminUrl} did not accept the admin token: check --admin-token or $SANDBOX_ADMIN_TOKEN`);
+    const hasAdmin = adminToken !== undefined && adminUrl !== undefined && (await checkAdmin(adminUrl, adminToken, options.timeoutMs));
     const target = await whichTarget(options, server, hasAdmin, options.apiKey ?? mockKey());
     if (options.apiKey && target === 'server') await checkApiKey(server, options.apiKey, options.timeoutMs);
     let apiKey = options.apiKey;
@@ -118,7 +154,8 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     if (!apiKey && chosen.some((w) => w.needsApiKey)) throw new WorkflowUsageError('--api-key is needed (or --admin-url and --admin-token, to make an organization and its key)');
     const runId = options.runId ?? `wf${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     progress(`workflows: ${chosen.length} against ${server} (${sandbox ? 'a fresh sandbox' : target === 'prism' ? "Prism's stateless mock" : hasAdmin ? 'a sandbox, with its admin API' : 'a server, without an admin API'}), run id ${runId}`);
-    const context: RunContext = { options, dir, server, adminUrl: hasAdmin ? adminUrl : undefined, adminToken: hasAdmin ? adminToken : undefined, apiKey, runId, target, progress };
+    const judge = responseJudge(loadApi(), server, target);
+    const context: RunContext = { options, dir, server, adminUrl: hasAdmin ? adminUrl : undefined, adminToken: hasAdmin ? adminToken : undefined, apiKey, runId, target, progress, judge };
     const results = await runAll(chosen, context);
     return report(results, { server, target: sandbox ? 'sandbox' : target, runId, started });
   } finally {
@@ -136,6 +173,7 @@ interface RunContext {
   runId: string;
   target: 'server' | 'prism';
   progress: (line: string) => void;
+  judge: ResponseJudge;
 }
 
 async function runAll(chosen: Workflow[], ctx: RunContext): Promise<WorkflowResult[]> {
@@ -178,11 +216,12 @@ async function runAll(chosen: Workflow[], ctx: RunContext): Promise<WorkflowResu
         inputs: { runId: ctx.runId, ...(ctx.apiKey ? { apiKey: ctx.apiKey } : {}), ...(ctx.adminToken ? { adminToken: ctx.adminToken } : {}) },
         workflows: runnable.map((r) => r.workflow.workflowId),
         timeoutMs: ctx.options.timeoutMs,
+        warnings: SPEC_CHECKS,
       });
       ctx.options.onRespectOutput?.(file.file, run.output);
       const executed = Object.values(run.log?.files ?? {}).flatMap((f) => f.executedWorkflows);
       if (!run.log) ctx.progress(`respect wrote no log for ${file.file} (exit ${run.exitCode}):\n${run.output.trim().split('\n').slice(-15).join('\n')}`);
-      for (const { workflow, skipped } of runnable) record(workflowResult(workflow, file.file, executed.find((e) => e.workflowId === workflow.workflowId), skipped));
+      for (const { workflow, skipped } of runnable) record(workflowResult(workflow, file.file, executed.find((e) => e.workflowId === workflow.workflowId), skipped, ctx.judge));
     } finally {
       if (cleanup) rmSync(cleanup, { recursive: true, force: true });
     }

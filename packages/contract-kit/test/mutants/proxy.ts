@@ -38,6 +38,9 @@ export interface Mutant {
   warnsInconclusive?: boolean;
   /** The checks (ids of registry.ts) expected to catch it; the mutant test asserts one of them fails. */
   caughtBy?: string[];
+  /** A visible defect the kit's checks do not catch yet, and why; a workflow must catch it instead (a row of
+   *  workflows-mutants.test.ts). It counts against the kit's score. */
+  kitMisses?: string;
   request?(req: Req, env: MutantEnv): Req | Promise<Req>;
   response?(res: Res, req: Req, env: MutantEnv): Res | Promise<Res>;
   /** Answers by itself (may call env.forward). */

@@ -485,4 +485,62 @@ export const MUTANTS: Mutant[] = [
         ? { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'Temporarily unavailable.', code: 'temporarily_unavailable', requestId: crypto.randomUUID() }) }
         : env.forward(req),
   },
+  // The workflows-as-a-user QA pass (2026-11-28): defects the first criteria of five workflows let through.
+  {
+    name: 'edge-502-retry-duplicates',
+    kitMisses: "the faults check's edge 502 does not do the action first (commit), so it never sees a retry after a made transfer",
+    defect: "a retry after the edge's 502 (the transfer was made) is taken as a new payment: a second transfer, under a key the server made up",
+    visible: true,
+    request: (req, env) => {
+      const key = req.headers['idempotency-key'];
+      return is(req, 'POST', TRANSFERS) && key && env.memory.has(`502:${key}`) ? { ...req, headers: { ...req.headers, 'idempotency-key': `${key}-again` } } : req;
+    },
+    response: (res, req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (is(req, 'POST', TRANSFERS) && key && res.status === 502) env.memory.set(`502:${key}`, true);
+      return res;
+    },
+  },
+  {
+    name: 'edge-502-json-charset',
+    caughtBy: ['faults'],
+    defect: "the edge's 502 carries a JSON error body, as application/json; charset=utf-8",
+    visible: true,
+    response: (res) => (res.status === 502 ? { ...res, headers: { ...res.headers, 'content-type': 'application/json; charset=utf-8' }, body: '{"error":"bad gateway","code":"bad_gateway","requestId":"r"}' } : res),
+  },
+  {
+    name: 'session-key-reuse-updates-amount',
+    caughtBy: ['idempotency-conflict'],
+    defect: 'another amount under a used checkout session key returns the original session with the new amount (the stored session is updated)',
+    visible: true,
+    response: (res, req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', SESSIONS) || !key || res.status >= 300) return res;
+      const amount: unknown = parse(req.body)?.amount;
+      const first = env.memory.get(`amount:${key}`);
+      if (first === undefined) env.memory.set(`amount:${key}`, amount ?? null);
+      return first !== undefined && amount !== undefined && String(amount) !== String(first) ? withJson(res, (b) => ({ ...b, amount: String(amount) })) : res;
+    },
+  },
+  {
+    name: 'recipient-key-reuse-creates',
+    kitMisses: 'the idempotency checks compare the answers under a reused key, not what else the request created',
+    defect: 'a different recipient request under a used key answers the original recipient but creates the new one too',
+    visible: true,
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', RECIPIENTS) || !key) return env.forward(req);
+      const first = env.memory.get(`recipient:${key}`);
+      if (first === undefined) env.memory.set(`recipient:${key}`, req.body);
+      else if (first !== req.body) await env.forward({ ...req, headers: { ...req.headers, 'idempotency-key': `${key}-${crypto.randomUUID()}` } });
+      return env.forward(req);
+    },
+  },
+  {
+    name: 'unauthorized-429',
+    caughtBy: ['auth-no-key'],
+    defect: 'a request that fails authentication is answered 429 rate_limited, as if it were over the rate limit',
+    visible: true,
+    response: (res) => (res.status === 401 ? withJson({ ...res, status: 429 }, (b) => ({ ...b, code: 'rate_limited' })) : res),
+  },
 ];

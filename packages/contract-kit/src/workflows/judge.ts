@@ -1,0 +1,59 @@
+// Respect checks every response against the spec as written: its status, content type and schema. It does not
+// read x-assumed, so a server that makes another honest choice where the provider's document is silent (a 200
+// for a recipient it created, a longer id) failed the workflow. Respect runs those three checks as warnings
+// here (so it goes on), and the kit's own response check, the one its contract tests use, judges each public
+// API response instead: a breach of what the document states is a failure, a difference only from what the
+// spec assumes is a warning with the assumption's reason. Admin API steps keep Respect's verdict.
+import { capabilitiesOf } from '../capabilities.ts';
+import { checkResponse } from '../checks/response.ts';
+import { createContext, type KitContext } from '../context.ts';
+import type { HttpResponse } from '../http.ts';
+import { operationOf } from '../route.ts';
+import type { ApiModel } from '../spec-model.ts';
+import type { RespectStep } from './respect.ts';
+
+/** Respect's checks against the OpenAPI document (its `--severity` names), run as warnings and judged here. */
+export const SPEC_CHECKS = ['STATUS_CODE_CHECK', 'SCHEMA_CHECK', 'CONTENT_TYPE_CHECK'] as const;
+const SPEC_CHECK_NAMES = new Set(['status code check', 'schema check', 'content-type check']);
+
+/** The kit's finding rules under the names Respect gives the same checks (the report reads the same either way). */
+const RESPECT_NAME: Record<string, string> = { status: 'status code check', 'body-schema': 'schema check', 'content-type': 'content-type check' };
+
+export interface Judged {
+  name: string;
+  message: string;
+  assumedReason?: string;
+}
+
+export interface Verdict {
+  failed: Judged[];
+  warnings: Judged[];
+}
+
+export const isSpecCheck = (name: string): boolean => SPEC_CHECK_NAMES.has(name);
+
+/** Judges a step's response, or says undefined when it is not a public API response (Respect's verdict stands). */
+export type ResponseJudge = (step: RespectStep) => Verdict | undefined;
+
+export function responseJudge(api: ApiModel, server: string, target: 'server' | 'prism'): ResponseJudge {
+  const ctx: KitContext = createContext(api, { baseUrl: server, timeoutMs: 0 }, '', target, capabilitiesOf(target, false));
+  const prefix = new URL(server).pathname.replace(/\/$/, '');
+  return (step) => {
+    if (!step.request || !step.response) return undefined;
+    const url = new URL(step.request.url);
+    if (url.origin !== new URL(server).origin || !url.pathname.startsWith(prefix)) return undefined;
+    const op = operationOf(api, step.request.method, url.pathname.slice(prefix.length));
+    if (!op) return undefined;
+    const findings = checkResponse(ctx, op, asHttpResponse(step.response));
+    const judged = (severity: 'failure' | 'warning') =>
+      findings.filter((f) => f.severity === severity).map((f) => ({ name: RESPECT_NAME[f.rule] ?? `${f.rule} check`, message: f.message, ...(f.assumedReason ? { assumedReason: f.assumedReason } : {}) }));
+    return { failed: judged('failure'), warnings: judged('warning') };
+  };
+}
+
+/** Respect's log keeps the body parsed (JSON) or as text; the kit's check reads the text. */
+function asHttpResponse(response: NonNullable<RespectStep['response']>): HttpResponse {
+  const body = response.body;
+  const text = body === undefined || body === null ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  return { status: response.statusCode, headers: new Headers(response.headers ?? {}), text, ms: response.time ?? 0 };
+}
