@@ -74,7 +74,7 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
     // Positive data may meet a documented domain refusal (404 recipient_not_found…), nothing else.
     genericReason = genericRefusalReason(ctx, op, response.status, code);
     message = genericReason
-      ? `${at}: a request that is valid per the spec was refused with ${code}, a generic refusal: the provider's document names no status or code for one (the spec only assumes ${genericRefusalStatus(ctx, op)} ${VALIDATION_CODE}), so the kit cannot tell a server bug from a rule the document does not show (a field it does not name, a tighter bound): ${snippet(response.text)}`
+      ? `${at}: a request that is valid per the spec was refused with ${code}, a generic refusal: the provider's document names no status or code for one (the spec only assumes ${genericRefusalStatus(ctx, op)} ${VALIDATION_CODE}), so the kit cannot tell a server bug from a rule the document does not show (a field it does not name, a tighter bound); body ${snippet(response.text)}`
       : `${at}: a request that is valid per the spec was refused with ${code ?? 'no code'}, which is not a refusal the spec documents for ${op.operationId} at ${response.status}: ${snippet(response.text)}`;
   }
   if (message === undefined) return [];
