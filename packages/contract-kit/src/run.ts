@@ -7,7 +7,7 @@ import { capabilitiesOf, MISSING_BECAUSE } from './capabilities.ts';
 import { CheckRecorder } from './check-result.ts';
 import { INCONCLUSIVE, RATE_LIMITED } from './checks/expectations.ts';
 import { createContext, type KitContext } from './context.ts';
-import { unexercised } from './coverage.ts';
+import { unexercised, unexercisedAssumed } from './coverage.ts';
 import type { Transport } from './http.ts';
 import { KeyPool, type RateLimit } from './pacing.ts';
 import { adminClient, FULL_ORGANIZATION, SetupError, tokenRefused, type AdminClient } from './probes/admin.ts';
@@ -69,6 +69,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
       notApplicable,
       coverage,
       unexercised: unexercised(coverage),
+      unexercisedAssumed: unexercisedAssumed(coverage),
       // 429s the run ran into (the rate-limit probe's own, expected one is not counted).
       pacing: { ...(ctx?.keys.stats ?? { keys: 1, waitedMs: 0, overBudget: 0 }), rateLimited: checks.reduce((n, c) => n + c.warnings.filter((w) => w.rule === RATE_LIMITED).reduce((m, w) => m + w.count, 0), 0) },
       allowSkips: options.allowSkips === true,

@@ -6,7 +6,8 @@ import type { Target } from './context.ts';
 import { errorCodeOf } from './checks/response.ts';
 import { send, type Transport } from './http.ts';
 import { rateLimitsOf, type KeyPool } from './pacing.ts';
-import type { ApiModel } from './spec-model.ts';
+import type { ApiModel, OperationModel } from './spec-model.ts';
+import { unknownLike } from './probes/auth.ts';
 
 export class UnreachableError extends Error {}
 
@@ -45,17 +46,37 @@ export async function prismAddsCors(api: ApiModel, transport: Transport, apiKey:
 }
 
 /**
- * How a server refuses a key, or undefined: a plain read with it answered 401 with one of the codes the spec
- * gives that read's 401 (`GET /v1/banking/balance with it answered 401 invalid_api_key`). A mistyped key
- * would otherwise meet every check as the same answer, read as a contract failure after pacing for up to
- * --max-wait-s: the run stops first instead (run.ts says which option to check).
+ * How a server refuses a key, or undefined. A mistyped key would otherwise meet every check as the same
+ * answer, read as a contract failure after pacing for up to --max-wait-s: the run stops first instead (run.ts
+ * says which option to check). A plain read with the key is refused when it answers:
+ *  - 401 with one of the codes the spec gives that read's 401 (`… answered 401 invalid_api_key`); or
+ *  - another 401 or a 403, the same status and code as a made-up key of the same shape gets (the provider's
+ *    document shows neither the status nor the code of a bad key, so an honest server may answer 403
+ *    `authentication_failed`): the server then tells the key apart from no key it issued. A 403 with a code the
+ *    provider's document states for it (`banking_api_access_not_enabled`) is about the organization's products,
+ *    not the key: the run goes on and the checks report it.
  */
 export async function keyRefusal(api: ApiModel, transport: Transport, keys: KeyPool): Promise<string | undefined> {
   const read = plainRead(api);
-  const codes = read?.secured ? read.codes.get(401) : undefined;
-  if (!read || !codes) return undefined;
+  if (!read?.secured) return undefined;
   const key = await keys.take(rateLimitsOf(api, read));
-  const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
-  const code = ex.response?.status === 401 ? errorCodeOf(ex.response) : undefined;
-  return code !== undefined && codes.has(code) ? `GET ${read.path} with it answered 401 ${code}` : undefined;
+  const answer = await refusalOf(api, transport, read, key);
+  if (!answer) return undefined;
+  const codes = read.codes.get(401);
+  if (answer.status === 401 && answer.code !== undefined && codes?.has(answer.code)) return `GET ${read.path} with it answered 401 ${answer.code}`;
+  if (answer.status === 403 && answer.code !== undefined && statedCodes(api, read, 403).has(answer.code)) return undefined;
+  const unknown = await refusalOf(api, transport, read, unknownLike(key));
+  if (unknown?.status !== answer.status || unknown.code !== answer.code) return undefined;
+  return `GET ${read.path} with it answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}, as a made-up key of the same shape does`;
 }
+
+/** The read's answer with `key` when it is a 401 or 403 (status and error code), else undefined. */
+async function refusalOf(api: ApiModel, transport: Transport, read: OperationModel, key: string): Promise<{ status: number; code: string | undefined } | undefined> {
+  const ex = await send(transport, { method: 'GET', path: read.path, headers: { [api.apiKeyHeader]: key } });
+  const status = ex.response?.status;
+  return ex.response && (status === 401 || status === 403) ? { status, code: errorCodeOf(ex.response) } : undefined;
+}
+
+/** The codes the provider's document states for the operation at `status` (not the spec's x-assumed ones). */
+const statedCodes = (api: ApiModel, op: OperationModel, status: number): Set<string> =>
+  new Set(api.catalog.filter((e) => e.operationId === op.operationId && e.status === status && !e.assumed).map((e) => e.code));

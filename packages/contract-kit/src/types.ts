@@ -88,8 +88,10 @@ export interface Report {
   notApplicable: { check: string; operationId: string; reason: string }[];
   /** Per operation and documented status: how often it was answered, and its codes. */
   coverage: import('./coverage.ts').CoverageRow[];
-  /** Documented statuses and codes no answer of the run showed. */
+  /** Statuses and codes the provider's document states that no answer of the run showed. */
   unexercised: string[];
+  /** Statuses and codes only the spec assumes (x-assumed: the 401, 413, 429, invalid_request…) never shown. */
+  unexercisedAssumed?: string[];
   /** Rate-limit pacing: keys used, time waited, requests sent over budget; and 429 answers. */
   pacing: import('./pacing.ts').PacingStats & { rateLimited: number };
   /** Whether skipped checks were allowed (--allow-skips). */

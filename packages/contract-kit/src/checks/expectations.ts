@@ -4,10 +4,10 @@
 // A documented 503 (or the edge's 502/504) says nothing either way: the kit cannot tell a transient outage from
 // a server bug, so it is `inconclusive` (a warning, counted per operation; --strict-503 makes it a failure).
 // A 429 is `rate-limited` (a warning): the rate limit is told apart by its status.
-import { isObject } from '@payments/spec';
+import { isObject, resolvePointer, type Json } from '@payments/spec';
 import type { KitContext } from '../context.ts';
 import { contentTypeOf, essence, parseJson, type Exchange, type HttpResponse } from '../http.ts';
-import { documentedResponse, isJsonMedia, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
+import { documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
 import { assumedCodeReason, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
 
@@ -63,6 +63,7 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
   }
   const code = errorCodeOf(response);
   let message: string | undefined;
+  let genericReason: string | undefined;
   if ((response.status === 400 || response.status === 422) && code === VALIDATION_CODE) {
     message = `${at}: a request that is valid per the spec was rejected as ${VALIDATION_CODE}: ${snippet(response.text)}`;
   } else if (code !== undefined && op.schemaOnlyCodes.has(code)) {
@@ -71,11 +72,73 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
     message = `${at}: a request that is valid per the spec was rejected with ${code}, a code the spec gives only to a schema violation (x-error-code at ${where}): ${snippet(response.text)}`;
   } else if (response.status !== 429 && !op.codes.get(response.status)?.has(code ?? '')) {
     // Positive data may meet a documented domain refusal (404 recipient_not_found…), nothing else.
-    message = `${at}: a request that is valid per the spec was refused with ${code ?? 'no code'}, which is not a refusal the spec documents for ${op.operationId} at ${response.status}: ${snippet(response.text)}`;
+    genericReason = genericRefusalReason(ctx, op, response.status, code);
+    message = genericReason
+      ? `${at}: a request that is valid per the spec was refused with ${code}, a generic refusal: the provider's document names no status or code for one (the spec only assumes ${genericRefusalStatus(ctx, op)} ${VALIDATION_CODE}), so the kit cannot tell a server bug from a rule the document does not show (a field it does not name, a tighter bound); body ${snippet(response.text)}`
+      : `${at}: a request that is valid per the spec was refused with ${code ?? 'no code'}, which is not a refusal the spec documents for ${op.operationId} at ${response.status}: ${snippet(response.text)}`;
   }
   if (message === undefined) return [];
-  if (bodyAssumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason: bodyAssumedReason }];
+  // The body's own reason first: it says which part of the contract the server may know more about.
+  const assumedReason = bodyAssumedReason ?? genericReason;
+  if (assumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason }];
   return [{ severity: 'failure', rule: 'valid-rejected', message }];
+}
+
+/** The status of the spec's generic validation refusal for the operation (400 invalid_request, x-assumed). */
+function genericRefusalStatus(ctx: KitContext, op: OperationModel): number | undefined {
+  const entries = ctx.api.catalog.filter((e) => e.code === VALIDATION_CODE);
+  return (entries.find((e) => e.operationId === op.operationId) ?? entries[0])?.status;
+}
+
+/**
+ * Why a refusal of a spec-valid request is only a warning, or undefined. The provider's document says of
+ * refusals only "4xx request rejected" (section 7): it gives no status or code for a request that fails
+ * validation, and the spec's 400 invalid_request is x-assumed. So a refusal with a code the spec never names
+ * (the honest server's `validation_failed`), at a status the spec does not document for the operation (422)
+ * or at the spec's own assumed generic status (400), may be the server's rule on something the document does
+ * not show (a required field it does not name, a tighter bound): the same call the `invalid` check makes for
+ * another 4xx (rejectionHint). It stays a failure when the answer claims a meaning the request does not have:
+ *  - a code the spec names (a stated one such as invalid_checkout_session_amount, or the spec's own
+ *    invalid_request, which a server adopting the spec's vocabulary uses for "does not match the contract");
+ *  - a status the spec documents for the operation with its own meaning (404, 409, 401/403, 413…);
+ *  - no error code at all (the document gives every error its body with a code). A 5xx never gets here.
+ */
+function genericRefusalReason(ctx: KitContext, op: OperationModel, status: number, code: string | undefined): string | undefined {
+  if (status < 400 || status >= 500 || code === undefined) return undefined;
+  if (ctx.api.catalog.some((e) => e.code === code)) return undefined;
+  const genericStatus = genericRefusalStatus(ctx, op);
+  if (documentedResponse(op, status) && status !== genericStatus) return undefined;
+  return assumedCodeReason(ctx, VALIDATION_CODE);
+}
+
+/**
+ * The status hint for the response check of a VALID request's refusal: a status the spec does not document is
+ * then a warning (the refusal itself is judged, once, by expectAccepted), where expectAccepted excuses it.
+ */
+export function acceptanceHint(ctx: KitContext, op: OperationModel, response: HttpResponse | undefined, bodyAssumedReason: string | undefined): StatusHint | undefined {
+  if (!response || response.status < 400 || response.status >= 500) return undefined;
+  const assumedReason = bodyAssumedReason ?? genericRefusalReason(ctx, op, response.status, errorCodeOf(response));
+  const status = genericRefusalStatus(ctx, op);
+  if (!assumedReason || status === undefined) return undefined;
+  return { expected: String(status), assumedReason, note: `a refusal of a valid request at a status the provider's document does not give; the spec only assumes ${status} for a refusal` };
+}
+
+/**
+ * Why a refusal of a spec-valid body may be the server's rule on fields the contract cannot name: the body's
+ * schema, or the oneOf branch the body matches, is x-assumed as a whole ("the request body of POST /v1/cards is
+ * not shown; an open JSON object is the only honest contract"). The `valid` and `coverage` checks both read it
+ * here, so the same refusal is judged the same way in both.
+ */
+export function bodyAssumedReason(ctx: KitContext, op: OperationModel, body: Json | undefined): string | undefined {
+  if (!op.body) return undefined;
+  const root = locate(ctx.api.doc, resolvePointer(ctx.api.doc, op.body.schemaPointer), op.body.schemaPointer);
+  if (!root || root.assumedReason || !Array.isArray(root.node.oneOf) || body === undefined) return root?.assumedReason;
+  for (const [i, branch] of root.node.oneOf.entries()) {
+    const pointer = `${root.pointer}/oneOf/${i}`;
+    if (ctx.api.validator.compile({ $ref: pointer })(body) !== true) continue;
+    return locate(ctx.api.doc, branch, pointer)?.assumedReason;
+  }
+  return undefined;
 }
 
 /** What a mutated request broke: its description, the code the rejection must carry, and whether the broken

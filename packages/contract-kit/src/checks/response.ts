@@ -14,6 +14,8 @@ export interface StatusHint {
   /** The status the caller expected, when the spec only assumed it (e.g. 401 for a bad key). */
   expected: string;
   assumedReason: string;
+  /** What to say instead of "expected <status>, which the spec only assumes" (a valid request's refusal). */
+  note?: string;
 }
 
 export const label = (op: OperationModel, response: HttpResponse): string => `${op.method} ${op.path} → ${response.status}`;
@@ -75,7 +77,7 @@ function undocumentedStatus(op: OperationModel, response: HttpResponse, at: stri
   const documented = op.responses.map((r) => r.status).join(', ');
   const message = `${at}: status ${response.status} is not documented for ${op.operationId} (documented: ${documented}); body ${snippet(response.text)}`;
   const sameClass = (status: string) => status[0] === String(response.status)[0];
-  if (hint && sameClass(hint.expected)) return { severity: 'warning', rule: 'status', message: `${message}; expected ${hint.expected}, which the spec only assumes`, assumedReason: hint.assumedReason };
+  if (hint && sameClass(hint.expected)) return { severity: 'warning', rule: 'status', message: `${message}; ${hint.note ?? `expected ${hint.expected}, which the spec only assumes`}`, assumedReason: hint.assumedReason };
   // A success status the spec only assumes (e.g. 201 where the provider never said): another 2xx is a warning.
   const successes = op.responses.filter((r) => r.status.startsWith('2'));
   if (response.status >= 200 && response.status < 300 && successes.length > 0 && successes.every((r) => r.assumedReason)) {
@@ -127,14 +129,30 @@ function checkBody(ctx: KitContext, op: OperationModel, documented: ResponseMode
         ...(assumedReason ? { assumedReason } : {}),
       });
     } else if (known && !known.has(code)) {
-      findings.push({
-        severity: 'warning',
-        rule: 'error-code',
-        message: `${at}: code "${parsed.value.code}" is not one the document gives ${op.operationId} for ${response.status} (${[...known].join(', ')}); the document's lists are not exhaustive`,
-      });
+      findings.push(unlistedCode(ctx, op, response.status, code, known, at));
     }
   }
   return findings;
+}
+
+/**
+ * A code the spec does not list for the operation at that status: a warning (the document's lists are not
+ * exhaustive). Its words keep apart what the provider's document states and what only the spec assumes: the
+ * 413's payload_too_large, the 401's invalid_api_key, the 429's rate_limit_exceeded and the generic
+ * invalid_request are the spec's conventional choices, not codes "the document gives"; where every listed code
+ * is assumed, the warning carries their reason.
+ */
+function unlistedCode(ctx: KitContext, op: OperationModel, status: number, code: string, known: Set<string>, at: string): Finding {
+  const assumedOf = (c: string) => ctx.api.catalog.find((e) => e.operationId === op.operationId && e.status === status && e.code === c)?.assumed ?? assumedCodeReason(ctx, c) !== undefined;
+  const assumed = [...known].filter(assumedOf);
+  const stated = [...known].filter((c) => !assumedOf(c));
+  const head = `${at}: code "${code}" is not`;
+  if (stated.length === 0) {
+    const reason = assumedCodeReason(ctx, assumed[0]!) ?? op.responses.find((r) => r.status === String(status))?.assumedReason ?? 'x-assumed';
+    return { severity: 'warning', rule: 'error-code', message: `${head} the one the spec assumes for ${op.operationId} at ${status} (${assumed.join(', ')}); the provider's document names no code for it`, assumedReason: reason };
+  }
+  const alsoAssumed = assumed.length > 0 ? ` nor one the spec assumes (${assumed.join(', ')})` : '';
+  return { severity: 'warning', rule: 'error-code', message: `${head} one the document gives ${op.operationId} for ${status} (${stated.join(', ')})${alsoAssumed}; the document's lists are not exhaustive` };
 }
 
 function checkHeaders(ctx: KitContext, documented: ResponseModel, response: HttpResponse, at: string): Finding[] {

@@ -131,11 +131,19 @@ export function judgeRefusal(ctx: KitContext, op: OperationModel, ex: Exchange, 
   } else if (accepted && response.status !== 401 && code !== undefined && businessCode(ctx, op, code)) {
     findings.push({ severity: 'failure', rule: 'auth', message: `${what}: ${answered(op, response)}, a refusal of the request, not an authentication failure: the run's key gets this same request accepted, so it went past authentication (expected ${expected}); body ${snippet(response.text)}` });
   } else if (hint && String(response.status) !== hint.expected) {
-    const message = `${what}: ${at}, refused but not with ${hint.expected}`;
-    findings.push(hint.assumedReason ? { severity: 'warning', rule: 'auth', message, assumedReason: hint.assumedReason } : { severity: 'failure', rule: 'auth', message });
+    const message = `${what}: ${answered(op, response)}, refused but not with ${hint.expected}`;
+    const refusal: Finding = hint.assumedReason ? { severity: 'warning', rule: 'auth', message, assumedReason: hint.assumedReason } : { severity: 'failure', rule: 'auth', message };
+    return [...withoutCodeWarnings(findings), refusal];
   }
   return findings;
 }
+
+/**
+ * The response check's warnings about the refusal's code ("not one the document gives … for 403", "answered
+ * at 403; the catalog gives it at 401"): for a credential refused at another status than the spec's, they say
+ * again what the auth warning says (it names the status and the code), so the answer is reported once.
+ */
+const withoutCodeWarnings = (findings: Finding[]): Finding[] => findings.filter((f) => !(f.rule === 'error-code' && f.severity === 'warning'));
 
 /** A code the spec gives the operation that the provider's document states with its own meaning (not the
  *  assumed invalid_api_key or invalid_request): an answer about the request, given after authentication. */

@@ -128,5 +128,8 @@ function coverageLines(report: Report): string[] {
   if (report.unexercised.length > 0) {
     lines.push(`  ! ${report.unexercised.length} documented responses never exercised: ${report.unexercised.join('; ')}`);
   }
+  // Kept apart: the spec's conventional choices (x-assumed) were never the provider's documented responses.
+  const assumed = report.unexercisedAssumed ?? [];
+  if (assumed.length > 0) lines.push(`  ${assumed.length} responses only the spec assumes (x-assumed) never seen: ${assumed.join('; ')}`);
   return lines;
 }
