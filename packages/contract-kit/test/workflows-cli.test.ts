@@ -98,7 +98,7 @@ describe('refused before any workflow runs: one line, exit 2', () => {
     await withServer(403, { error: 'Forbidden', code: 'forbidden', requestId: 'r' }, async (url) => {
       const { code, stderr } = await runCli(['--server', url, '--api-key', 'svc_live_abcdefabcdefabcdef', '--target', 'server']);
       expect(code).toBe(2);
-      expect(stderr).toContain('refused the API key (403 forbidden on GET /v1/banking/balance)');
+      expect(stderr).toContain('refused the API key (GET /v1/banking/balance with it answered 403 forbidden, as a made-up key of the same shape does)');
     });
   });
 
@@ -111,7 +111,7 @@ describe('refused before any workflow runs: one line, exit 2', () => {
   it('an API key the server refuses', async () => {
     const { code, stderr } = await runCli(['--server', sandbox.url, '--api-key', 'svc_live_notakeyofthissandbox00']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/refused the API key \(401 on GET \/v1\/banking\/balance\)/);
+    expect(stderr).toContain('refused the API key (GET /v1/banking/balance with it answered 401 invalid_api_key)');
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -23,7 +23,7 @@ export const WORKFLOW_CATCHES: Row[] = [
   { mutant: "recipient-without-nickname", workflowId: "pix-payout", stepId: "createRecipient", criterion: "schema check" },
   { mutant: "lookup-drops-id", workflowId: "pix-payout", stepId: "getTransfer", criterion: "$response.body#/id == $steps.createTransfer.outputs.transferId" },
   { mutant: "lookup-other-amount", workflowId: "pix-payout", stepId: "getTransfer", criterion: "$response.body#/amount == $inputs.amount" },
-  { mutant: "transfer-amount-3-decimals", workflowId: "pix-payout", stepId: "createTransfer", criterion: "schema check" },
+  { mutant: "transfer-amount-3-decimals", workflowId: "pix-payout", stepId: "getTransfer", criterion: "$response.body#/amount == $steps.createTransfer.outputs.amount" },
   { mutant: "product-text-plain", workflowId: "product-disabled", stepId: "checkoutOn", criterion: "content-type check" },
   { mutant: "error-without-request-id", workflowId: "product-disabled", stepId: "checkoutOff", criterion: "schema check" },
   { mutant: "pricing-conflict-code-generic", workflowId: "checkout-pricing-conflict", stepId: "amountAndDiscount", criterion: "$response.body#/code == 'checkout_session_pricing_conflict'" },

@@ -8,7 +8,8 @@ import { startSandbox, type RunningSandbox } from '@payments/sandbox';
 import { httpUrlProblem } from '../args.ts';
 import { admin } from '../client-mode/provision.ts';
 import { loadApi } from '../spec-model.ts';
-import { detectTarget } from '../target.ts';
+import { KeyPool } from '../pacing.ts';
+import { detectTarget, keyRefusal } from '../target.ts';
 import { defaultWorkflowsDir, loadWorkflows, readIndex, type Workflow } from './model.ts';
 import { planForMock, writeMockVariant } from './mock-variant.ts';
 import { responseJudge, SPEC_CHECKS, type ResponseJudge } from './judge.ts';
@@ -83,32 +84,10 @@ async function checkAdmin(adminUrl: string, adminToken: string, timeoutMs: numbe
   throw new WorkflowUsageError(`there is no sandbox admin API at ${adminUrl} (${status} on GET /admin/health; a server of the API, or Prism, has none): leave out --admin-token, or give --admin-url of a sandbox`);
 }
 
-/**
- * A key the server refuses stops the run before any workflow, as the kit's own checks do: a 401, or a 403 without
- * one of the document's access-control codes (those say the key is good and Banking is off for its organization).
- */
+/** A key the server refuses stops the run before any workflow, by the kit's own test of a refused key (target.ts). */
 async function checkApiKey(server: string, apiKey: string, timeoutMs: number): Promise<void> {
-  const url = `${server}/v1/banking/balance`;
-  let answer: Response;
-  try {
-    answer = await fetch(url, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch {
-    return; // reach() has already shown the server answers; the workflows will say what this request meets
-  }
-  const code = answer.status === 403 ? await errorCode(answer) : undefined;
-  const accessCodes = new Set(loadApi().catalog.filter((e) => e.status === 403 && !e.assumed).map((e) => e.code));
-  if (answer.status === 401 || (answer.status === 403 && !(code && accessCodes.has(code)))) {
-    throw new WorkflowUsageError(`the server at ${server} refused the API key (${answer.status}${code ? ` ${code}` : ''} on GET /v1/banking/balance): check --api-key or $PAYMENTS_API_KEY`);
-  }
-}
-
-async function errorCode(answer: Response): Promise<string | undefined> {
-  try {
-    const body: unknown = await answer.json();
-    return body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : undefined;
-  } catch {
-    return undefined;
-  }
+  const refused = await keyRefusal(loadApi(), { baseUrl: server, timeoutMs }, new KeyPool({ primary: apiKey, maxWaitMs: 0 }));
+  if (refused) throw new WorkflowUsageError(`the server at ${server} refused the API key (${refused}): check --api-key or $PAYMENTS_API_KEY`);
 }
 
 async function whichTarget(options: WorkflowRunOptions, server: string, hasAdmin: boolean, apiKey: string): Promise<'server' | 'prism'> {
