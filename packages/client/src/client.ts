@@ -93,11 +93,10 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
             : undefined;
   if (refused) throw new PaymentsError(refused, REFUSED);
   const api = createClient<ClientPaths>({ baseUrl, headers: { 'x-api-key': apiKey } });
-  const baseFetch = options.fetch ?? ((request: Request, init?: { signal: AbortSignal }) => globalThis.fetch(request, init));
   const log = options.logger;
   const now = options.now ?? Date.now;
   const runtime: Runtime = {
-    fetch: baseFetch,
+    fetch: options.fetch ?? ((request, init) => globalThis.fetch(request, init)), // the global fetch, looked up per call
     sleep: options.sleep ?? sleep,
     now,
     random: options.random ?? Math.random,
@@ -134,11 +133,10 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     const state: CallState = { caller, attempt: attemptSignal(runtime, caller), bodyText: undefined, status: undefined, abandon: undefined };
     let policy = policies.get(operationId);
     if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
-    const fetch = retryingFetch(runtime, policy, context, state);
     let result;
     try {
       // Built by assignment: a GET spreads no empty objects (the per-call cost is measured, bench/client).
-      const request: Record<string, unknown> = { ...rest, fetch };
+      const request: Record<string, unknown> = { ...rest, fetch: retryingFetch(runtime, policy, context, state) };
       if (header) request.params = { ...rest.params, header };
       if (body !== undefined) {
         request.body = body;
@@ -193,6 +191,8 @@ function toError(response: Response, body: unknown, context: CallContext, now: n
   const json = body instanceof Object ? (body as Record<string, unknown>) : undefined; // parsed here: never of another realm
   if (!json && retryMode(specRetryOnFor(context.operationId), status) === 'backoff') return new EdgeError(status, context);
   const code = text(json?.code) ?? `http_${status}`;
-  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
-  return new ApiError(status, code, json, nextStepAfter(context.operationId, status, code), { ...context, retryAfterMs });
+  return new ApiError(status, code, json, nextStepAfter(context.operationId, status, code), {
+    ...context,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now),
+  });
 }

@@ -11,6 +11,9 @@ export type CodeOf<Op extends OperationId> = Codes[Op];
 /** A string field of a body that may hold anything. */
 export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** How every error of an unknown outcome ends its message. */
+const SAME_KEY = 'outcome unknown, retry with the same Idempotency-Key';
+
 export interface ErrorContext {
   operationId?: string | undefined;
   idempotencyKey?: string | undefined;
@@ -94,7 +97,7 @@ export class EdgeError extends PaymentsError {
   override name = 'EdgeError';
   declare status: number;
   constructor(status: number, context: ErrorContext) {
-    super(`HTTP ${status} from the edge: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context);
+    super(`HTTP ${status} from the edge: ${SAME_KEY}`, OUTCOME_UNKNOWN, context);
     this.status = status;
   }
 }
@@ -103,7 +106,7 @@ export class EdgeError extends PaymentsError {
 export class TimeoutError extends PaymentsError {
   override name = 'TimeoutError';
   constructor(timeoutMs: number, context: ErrorContext) {
-    super(`no response in ${timeoutMs} ms: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context);
+    super(`no response in ${timeoutMs} ms: ${SAME_KEY}`, OUTCOME_UNKNOWN, context);
   }
 }
 
@@ -111,7 +114,7 @@ export class TimeoutError extends PaymentsError {
 export class NetworkError extends PaymentsError {
   override name = 'NetworkError';
   constructor(cause: unknown, context: ErrorContext) {
-    super(`network error: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context, { cause });
+    super(`network error: ${SAME_KEY}`, OUTCOME_UNKNOWN, context, { cause });
   }
 }
 
@@ -120,7 +123,7 @@ export class ResponseError extends PaymentsError {
   override name = 'ResponseError';
   declare status: number;
   constructor(status: number, cause: unknown, context: ErrorContext) {
-    super(`HTTP ${status} unreadable: outcome unknown, retry with the same Idempotency-Key`, OUTCOME_UNKNOWN, context, { cause });
+    super(`HTTP ${status} unreadable: ${SAME_KEY}`, OUTCOME_UNKNOWN, context, { cause });
     this.status = status;
   }
 }

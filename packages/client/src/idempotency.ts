@@ -19,8 +19,8 @@ export async function deriveIdempotencyKey(operation: string, stableId: string, 
   const ns = namespace.replace(/-/g, '');
   if (!operation || !stableId || !/^[0-9a-f]{32}$/i.test(ns)) throw new TypeError('deriveIdempotencyKey: operation, stableId and a UUID namespace required');
   const utf8 = new TextEncoder();
-  const name = utf8.encode(`${utf8.encode(operation).length}:${operation}:${stableId}`);
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...name])));
+  const name = `${utf8.encode(operation).length}:${operation}:${stableId}`;
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-1', new Uint8Array([...ns.match(/../g)!.map((byte) => parseInt(byte, 16)), ...utf8.encode(name)])));
   hash[6] = (hash[6]! & 0x0f) | 0x50; // version 5
   hash[8] = (hash[8]! & 0x3f) | 0x80; // RFC 9562 variant
   const hex = [...hash].map((b) => (b | 256).toString(16).slice(1)).join(''); // 40 digits: the UUID takes the first 32

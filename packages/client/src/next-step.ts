@@ -18,20 +18,20 @@ export const OUTCOME_UNKNOWN: NextStep = { mayRetrySameKey: true, newKeySafe: fa
 /** A definite refusal, or nothing sent: the same request would be refused again; a corrected one takes a new key. */
 export const REFUSED: NextStep = { mayRetrySameKey: false, newKeySafe: true };
 
-/**
- * The codes saying this key already started something: never the same payment under a new key. (Codes
- * mean one thing whatever the operation; typed by createTransfer's codes in the spec.)
- */
-const keyInUse = {
-  // "An earlier request with this key started a payout still being confirmed": ask again with the SAME key.
-  banking_transfer_attempt_pending_review: 'pending_review',
-  // "The key was already used with a different amount or recipient": the key paid that other request.
-  banking_transfer_idempotency_conflict: 'key_conflict',
-} as const satisfies { [C in ErrorCode<'createTransfer'> & string]?: 'pending_review' | 'key_conflict' };
+type TransferCode = ErrorCode<'createTransfer'> & string;
 
-/** Whether this code says the key already started something, and what. */
+/**
+ * Whether this code says the key already started something, and what: never the same payment under a new
+ * key then. (Codes mean one thing whatever the operation; typed by createTransfer's codes in the spec.)
+ */
 export const keyInUseBy = (code: string): 'pending_review' | 'key_conflict' | undefined =>
-  Object.hasOwn(keyInUse, code) ? keyInUse[code as keyof typeof keyInUse] : undefined; // own entries only: a code may be any string
+  // "An earlier request with this key started a payout still being confirmed": ask again with the SAME key.
+  code === ('banking_transfer_attempt_pending_review' satisfies TransferCode)
+    ? 'pending_review'
+    : // "The key was already used with a different amount or recipient": the key paid that other request.
+      code === ('banking_transfer_idempotency_conflict' satisfies TransferCode)
+      ? 'key_conflict'
+      : undefined;
 
 /** The next step after an answer with the API's error body (or a non-2xx without one). */
 export function nextStepAfter(operationId: string | undefined, status: number, code: string): NextStep {

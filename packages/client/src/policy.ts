@@ -2,7 +2,7 @@
 // the edge's statuses, the catalog's x-retryable codes, x-retry's minimum for a transfer's temporary 503);
 // the waits are ours, except that minimum. Every retry of a call carries the same Idempotency-Key.
 import type { ErrorCode, OperationId } from '@payments/types';
-import { retryOn as specRetryOn, unavailableMinDelayMs } from './generated/spec-rules.ts';
+import { retryOn as rules, unavailableMinDelayMs } from './generated/spec-rules.ts';
 
 /**
  * How an answer is retried. `backoff`: the outcome is unknown (the edge's 502/504); doubling jittered
@@ -31,15 +31,13 @@ export interface RetryPolicy {
 
 export type RetryOptions = Partial<RetryPolicy> & { operations?: { [Op in OperationId]?: Partial<RetryPolicy> } };
 
-const rules = specRetryOn as Record<string, RetryOn | undefined>;
-
 export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 5,
   deadlineMs: 2 * 60_000,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   unavailableMinDelayMs: 1_000,
-  retryOn: rules['*']!,
+  retryOn: rules['*'],
 };
 
 /**
@@ -53,21 +51,30 @@ const operationDefaults: { [Op in OperationId]?: Partial<Omit<RetryPolicy, 'retr
 };
 
 /** The spec's retry entries of an operation (no caller override): what `retryable` on an error says. */
-export const specRetryOnFor = (operationId: string | undefined): RetryOn => ({ ...rules['*'], ...rules[operationId!] });
+export const specRetryOnFor = (operationId: string | undefined): RetryOn => ({ ...rules['*'], ...(rules as Record<string, RetryOn | undefined>)[operationId!] });
+
+/**
+ * The spec's retry entries of each policy whose operation has a minimum wait after a temporary 503 (a
+ * transfer's: 60 s, then longer; the provider's Idempotency rule 7). A caller may switch that retry off, by
+ * status or by code, never make it shorter: any other mode given for it is waited as `unavailable`.
+ */
+const specMinimumRules = new WeakMap<RetryPolicy, RetryOn>();
 
 export function policyFor(operationId: string | undefined, options: RetryOptions = {}): RetryPolicy {
   const { operations, ...global } = options;
-  const id = operationId as OperationId; // undefined (a path the spec lacks) finds no entry
-  const ours = operationDefaults[id];
-  const theirs = operations?.[id];
+  // An operationId of undefined (a path the spec lacks) finds no entry in these tables.
+  const ours = operationDefaults[operationId as OperationId];
+  const theirs = operations?.[operationId as OperationId];
   const policy = {
     ...defaultRetryPolicy,
     ...ours,
     ...global,
     ...theirs,
-    retryOn: { ...specRetryOnFor(id), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
+    retryOn: { ...specRetryOnFor(operationId), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
   };
-  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, (unavailableMinDelayMs as Record<string, number>)[id] ?? 0);
+  const specMinimum = (unavailableMinDelayMs as Record<string, number>)[operationId!] ?? 0;
+  policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, specMinimum);
+  if (specMinimum) specMinimumRules.set(policy, specRetryOnFor(operationId));
   return policy;
 }
 
@@ -90,11 +97,15 @@ export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: numbe
   if (outcome.kind !== 'response') return backoff(); // outcome unknown: same request, same key
   const { status, code, retryAfterMs } = outcome;
   const mode = retryMode(policy.retryOn, status, code);
+  // A temporary 503: `unavailable`, or any mode but false where the spec sets a minimum wait (specMinimumRules).
+  if (mode === 'unavailable' || (mode && specMinimumRules.get(policy)?.[status] === 'unavailable')) {
+    const min = policy.unavailableMinDelayMs;
+    // Doubling from the minimum; maxDelayMs caps it, but not below twice the minimum: the waits must grow.
+    const nominal = Math.min(Math.max(policy.maxDelayMs, 2 * min), min * 2 ** counts.unavailable++);
+    // Jitter only upwards, and a Retry-After only lengthens the wait: neither goes below the spec's minimum.
+    return Math.max(retryAfterMs ?? 0, nominal + random() * nominal * 0.25);
+  }
   if (mode === 'backoff') return backoff();
   if (mode === 'retryAfter') return retryAfterMs ?? backoff();
-  if (mode !== 'unavailable') return undefined;
-  const min = policy.unavailableMinDelayMs;
-  const nominal = Math.max(min, Math.min(policy.maxDelayMs, min * 2 ** counts.unavailable++));
-  // Jitter only upwards, and a Retry-After only lengthens the wait: neither goes below the spec's minimum.
-  return Math.max(retryAfterMs ?? 0, nominal + random() * nominal * 0.25);
+  return undefined;
 }

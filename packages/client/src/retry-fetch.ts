@@ -33,7 +33,7 @@ export interface Runtime {
   timeoutMs: number;
   /** The client's one timer for every attempt's timeout. */
   deadlines: Deadlines;
-  onRetry: ((event: RetryEvent) => void) | undefined;
+  onRetry: (event: RetryEvent) => void;
 }
 
 /** An abortable setTimeout; the default `sleep`. Its timer is not unref'd either: the caller awaits the call. */
@@ -61,13 +61,6 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   const seconds = Number(value);
   const ms = seconds >= 0 ? seconds * 1000 : /\d:\d\d:\d/.test(value) ? Math.max(0, Date.parse(value) - now) : NaN;
   return ms < Infinity ? ms : undefined; // neither NaN (not a number, not a date) nor Infinity
-}
-
-/** Reads the code from a clone (openapi-fetch reads the body itself afterwards): the policy may name any code. */
-async function inspect(response: Response, now: number): Promise<Attempt> {
-  // No JSON body (the edge, a proxy): no code.
-  const body = (await response.clone().json().catch(() => undefined)) as { code?: unknown } | null | undefined;
-  return { kind: 'response', status: response.status, code: text(body?.code), retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
 }
 
 /**
@@ -134,7 +127,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
       context.attempts++;
       const attempt = state.attempt;
       let response: Response | undefined;
-      let outcome: Attempt;
+      let outcome: Attempt | undefined; // none for a 2xx: the common case, nothing to decide
       let failure: unknown;
       try {
         response = await new Promise<Response>((resolve, reject) => {
@@ -144,31 +137,35 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
             resolve(late);
           }, reject);
         });
-        if (response.ok) {
-          // The common case: an answer, nothing to decide. The attempt now guards the body openapi-fetch reads.
-          state.status = response.status;
-          attempt.interrupt = state.abandon; // set: the call waits on openapi-fetch since before this fetch
-          return response;
+        if (!response.ok) {
+          outcome = {
+            kind: 'response',
+            status: response.status,
+            retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), runtime.now()),
+            // Read from a clone (openapi-fetch reads the body itself afterwards): the policy may name any code.
+            // No JSON body (the edge, a proxy): no code.
+            code: text((await response.clone().json().catch(() => undefined))?.code),
+          };
         }
-        outcome = await inspect(response, runtime.now());
       } catch (err) {
         if (caller?.aborted) throw new AbortError(context);
         outcome = { kind: timedOut(attempt) ? 'timeout' : 'network' };
         failure = err;
       }
-      const delay = retryDelay(policy, outcome, context.attempts, counts, runtime.random);
-      const final =
-        delay === undefined || context.attempts >= policy.maxAttempts || runtime.now() - started + delay > policy.deadlineMs;
-      if (final) {
+      const delay = outcome && retryDelay(policy, outcome, context.attempts, counts, runtime.random);
+      // Final: a 2xx (no outcome), an answer not retried, the last attempt, or a wait past the deadline.
+      if (!outcome || delay === undefined || context.attempts >= policy.maxAttempts || runtime.now() - started + delay > policy.deadlineMs) {
         if (response) {
-          state.status = response.status; // the attempt still guards the body openapi-fetch is about to read
+          // Handed to openapi-fetch: the attempt now guards the body it reads (`abandon` is set: the call
+          // waits on openapi-fetch since before this fetch).
+          state.status = response.status;
           attempt.interrupt = state.abandon;
           return response;
         }
-        throw outcome.kind === 'timeout' ? new TimeoutError(runtime.timeoutMs, context) : new NetworkError(failure, context);
+        throw timedOut(attempt) ? new TimeoutError(runtime.timeoutMs, context) : new NetworkError(failure, context);
       }
       // The context holds exactly the ids and the count: nothing of the request, headers or API key.
-      runtime.onRetry?.({
+      runtime.onRetry({
         ...context,
         delayMs: delay,
         // A response's status and code; a network or timeout outcome has neither, and its kind is the reason.

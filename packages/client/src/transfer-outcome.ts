@@ -35,8 +35,7 @@ export type TransferOutcome =
 
 export function classifyTransfer(outcome: { data: Transfer; idempotencyKey: string | undefined } | unknown): TransferOutcome {
   if (outcome instanceof PaymentsError) {
-    const inUse = outcome instanceof ApiError ? keyInUseBy(outcome.code) : undefined;
-    const kind = inUse ?? (outcome.newKeySafe && !outcome.mayRetrySameKey ? 'rejected' : 'unresolved');
+    const kind = (outcome instanceof ApiError && keyInUseBy(outcome.code)) || (outcome.newKeySafe && !outcome.mayRetrySameKey ? 'rejected' : 'unresolved');
     return { kind, error: outcome, idempotencyKey: outcome.idempotencyKey } as TransferOutcome;
   }
   if (!('data' in Object(outcome))) throw outcome; // not a result: a primitive, null, or an object without data

@@ -46,3 +46,34 @@ describe('the temporary 503 of a transfer: max(Retry-After, 60 s floor, backoff)
     expect(retryDelay(card, { kind: 'response', status: 503, code: 'provider_rate_limited', retryAfterMs: 1_000 }, 1, { unavailable: 0 }, Math.random)).toBe(1_000);
   });
 });
+
+describe("the transfer's 503 rules are not the caller's to shorten (the provider's Idempotency rule 7)", () => {
+  const waits = (policy: ReturnType<typeof policyFor>) =>
+    [1, 2, 3].map((n) => retryDelay(policy, { kind: 'response', status: 503, code: 'temporarily_unavailable', retryAfterMs: undefined }, n, { unavailable: n - 1 }, () => 0)!);
+
+  it.each([
+    ['by status', { retryOn: { '503': 'backoff' } }],
+    ['by code', { retryOn: { temporarily_unavailable: 'backoff' } }],
+    ['per operation', { operations: { createTransfer: { retryOn: { '503': 'retryAfter' } } } }],
+  ] as const)('another retry mode for it (%s) still waits the spec minimum first, then longer', (_, options) => {
+    const [first, second] = waits(policyFor('createTransfer', options));
+    expect(first).toBe(60_000);
+    expect(second).toBeGreaterThan(first!);
+  });
+
+  it('a code given a mode under a 503 switched off still waits the minimum', () => {
+    expect(waits(policyFor('createTransfer', { retryOn: { '503': false, temporarily_unavailable: 'backoff' } }))[0]).toBe(60_000);
+  });
+
+  it('switching its retry off is the caller\'s choice', () => {
+    expect(retryMode(policyFor('createTransfer', { retryOn: { '503': false } }).retryOn, 503, 'temporarily_unavailable')).toBe(false);
+  });
+
+  it('a maxDelayMs below the minimum still lets the waits grow (then it caps them)', () => {
+    expect(waits(policyFor('createTransfer', { maxDelayMs: 1_000 }))).toEqual([60_000, 120_000, 120_000]);
+  });
+
+  it('another operation has no such minimum: the caller may make its 503 a plain backoff', () => {
+    expect(retryMode(policyFor('issueCard', { retryOn: { '503': 'backoff' } }).retryOn, 503, 'temporarily_unavailable')).toBe('backoff');
+  });
+});
