@@ -190,9 +190,9 @@ export async function pgCeiling(url: string, options: CeilingOptions): Promise<C
     });
     const rows: CeilingRow[] = [];
     for (const { ids, ...row } of measured) {
-      // From its first statement of its own on: what a request cannot share (the statement before it, its
-      // admission: the caller and its rate limits, takes arrays: one statement for all the requests of an
-      // event-loop turn under load). A GET has none of its own.
+      // From its first statement of its own on: what a request cannot share (the statements before it, the
+      // caller and its rate limits, take arrays: one statement for all the requests of an event-loop turn
+      // under load). A GET has none of its own.
       const begin = row.sent.findIndex((s) => !s.text.includes('::text[]'));
       if (begin < 0) {
         rows.push(row);

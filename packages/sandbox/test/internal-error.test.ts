@@ -22,7 +22,6 @@ beforeAll(async () => {
     transaction: (fn, options) => (broken ? Promise.reject(new TypeError('a bug in the store')) : real.transaction(fn, options)),
     hitRateLimit: (bucket, windowStart) => real.hitRateLimit(bucket, windowStart),
     findCaller: (hash, operationId) => real.findCaller(hash, operationId),
-    admit: (hash, operationId, nowMs, windows) => real.admit(hash, operationId, nowMs, windows),
   };
   sandbox = await startSandbox({ store });
   process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;

@@ -33,7 +33,6 @@ function counting(store: Store) {
     },
     hitRateLimit: (bucket, windowStart) => store.hitRateLimit(bucket, windowStart),
     findCaller: (hash, operationId) => store.findCaller(hash, operationId),
-    admit: (hash, operationId, nowMs, windows) => store.admit(hash, operationId, nowMs, windows),
     close: () => store.close(),
   };
   return { wrapped, seen };

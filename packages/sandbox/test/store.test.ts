@@ -605,44 +605,6 @@ describe.each(backends)('store on $name', (backend) => {
     ]);
   });
 
-  it("admissions: the caller and its windows' counts, on the organization's clock; a revoked or unknown key counts nothing; made together, each its own", async () => {
-    await store.transaction(async (tx) => {
-      await tx.insertOrganization(organization('org_1'));
-      await tx.insertOrganization(organization('org_2'));
-      await tx.insertApiKey({ id: 'key_1', organizationId: 'org_1', hash: 'h1', prefix: 'svc_live_ab', createdAt: T0, revokedAt: null });
-      await tx.insertApiKey({ id: 'key_2', organizationId: 'org_2', hash: 'h2', prefix: 'svc_live_cd', createdAt: T0, revokedAt: null });
-      await tx.insertApiKey({ id: 'key_3', organizationId: 'org_1', hash: 'h3', prefix: 'svc_live_ef', createdAt: T0, revokedAt: at(1) });
-    });
-    const now = 1_790_000_123_456;
-    const minute = { suffix: '', windowMs: 60_000 };
-    const cards = { suffix: ':issueCard', windowMs: 3_600_000 };
-    const admitted = await Promise.all([
-      store.admit('h1', 'issueCard', now, [minute, cards]),
-      store.admit('h2', 'createTransfer', now, [minute]),
-      store.admit('h1', 'createTransfer', now, [minute]),
-      store.admit('h3', 'createTransfer', now, [minute]), // revoked: found, not counted
-      store.admit('h9', 'createTransfer', now, [minute]), // unknown
-      store.admit('h1', 'issueCard', now, [minute, cards]),
-    ]);
-    expect(admitted.map((a) => a && [a.caller.key.id, a.caller.organization.id, a.caller.key.revokedAt, a.counts])).toEqual([
-      ['key_1', 'org_1', null, [1, 1]],
-      ['key_2', 'org_2', null, [1]],
-      ['key_1', 'org_1', null, [2]],
-      ['key_3', 'org_1', at(1), []],
-      undefined,
-      ['key_1', 'org_1', null, [3, 2]],
-    ]);
-    // The hits are hitRateLimit's, on `key:<id><suffix>` and the window holding the time.
-    const windowOf = (ms: number, length: number) => ms - (ms % length);
-    expect(await store.hitRateLimit('key:key_1', windowOf(now, 60_000))).toBe(4);
-    expect(await store.hitRateLimit('key:key_1:issueCard', windowOf(now, 3_600_000))).toBe(3);
-    expect(await store.hitRateLimit('key:key_3', windowOf(now, 60_000))).toBe(1);
-    // A frozen clock: the window is the organization's, not the request's real time.
-    await store.transaction((tx) => tx.setClock('org_2', now + 3 * 60_000));
-    expect((await store.admit('h2', 'createTransfer', now, [minute]))?.counts).toEqual([1]);
-    expect(await store.hitRateLimit('key:key_2', windowOf(now + 3 * 60_000, 60_000))).toBe(2);
-  });
-
   it('rate limits: hits made together on several buckets and windows each get their count', async () => {
     const w = 1_790_000_000_000;
     await store.hitRateLimit('a', w);

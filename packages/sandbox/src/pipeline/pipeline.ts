@@ -14,12 +14,12 @@ import { logProblem } from '../problems.ts';
 import { hashApiKey, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { JournalEntry } from '../audit/journal.ts';
-import type { Admission, Caller, RateWindow, Store, Transaction } from '../store/types.ts';
+import type { Caller, Store, Transaction } from '../store/types.ts';
 import type { FaultRecord, Organization } from '../records.ts';
 import { actOut } from './faults.ts';
 import { onceWithKey, respond } from './idempotency.ts';
 import { createJournal, journalEntry, parseLoosely, type Journal, type JournaledAnswer, type JournaledRequest } from './journal.ts';
-import { enforceRateLimits, rateWindows } from './rate-limit.ts';
+import { enforceRateLimits } from './rate-limit.ts';
 import { requestTime, type ApiRequest } from './request.ts';
 import { validateRequest } from './validation.ts';
 import type { OperationResult } from '../operations/context.ts';
@@ -105,16 +105,11 @@ async function api(p: Pipeline, req: IncomingMessage, res: ServerResponse, path:
   const { op, params } = matched;
   line.operationId = op.operationId;
   const raw = await readRequestBody(req, res, op, p.bodyLimit);
-  const nowMs = p.now().getTime();
-  const windows = rateWindows(p.contract, op);
-  const { caller, counts } = await authenticate(p, req, op, nowMs, windows);
+  const caller = await authenticate(p, req, op);
   line.organizationId = caller.organization.id;
   line.keyId = caller.key.id;
-  const request: JournaledRequest = { op, at: requestTime(caller.organization, nowMs), idempotencyKey: req.headers['idempotency-key'], body: undefined };
-  const outcome = await journaled(p, caller.organization.id, request, raw, res, line, (served) => {
-    enforceRateLimits(windows, counts, request.at.getTime());
-    return run(p, req, params, raw, caller, request, line, served);
-  });
+  const request: JournaledRequest = { op, at: requestTime(caller.organization, p.now), idempotencyKey: req.headers['idempotency-key'], body: undefined };
+  const outcome = await journaled(p, caller.organization.id, request, raw, res, line, (served) => run(p, req, params, raw, caller, request, line, served));
   if ('result' in outcome) {
     line.status = outcome.result.status;
     const code = refusalCode(outcome.result);
@@ -158,10 +153,11 @@ async function journaled(p: Pipeline, organizationId: string, request: Journaled
   return outcome;
 }
 
-/** Product access and validation, then the request served. */
+/** Rate limits, product access and validation, then the request served. */
 async function run(p: Pipeline, req: IncomingMessage, params: Record<string, string>, raw: Buffer, caller: Caller, request: JournaledRequest, line: LogLine, served: JournalServed): Promise<Outcome> {
-  const { organization: org, faultPending } = caller;
+  const { key, organization: org, faultPending } = caller;
   const { op, at } = request;
+  await enforceRateLimits(p.store, p.contract, key.id, op, at.getTime());
   if (!org.apiAccess || !productEnabled(org, op)) throw new Failure(op.accessCode);
   const body = (request.body = validateRequest(p.contract, req, op, params, raw));
   const idempotencyKey = op.idempotencyKey ? String(req.headers['idempotency-key']) : undefined;
@@ -188,14 +184,14 @@ async function serve(p: Pipeline, request: ApiRequest, faultPending: boolean, se
   return outcome;
 }
 
-/** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read), with its rate-limit counts. */
-async function authenticate(p: Pipeline, req: IncomingMessage, op: OperationContract, nowMs: number, windows: readonly RateWindow[]): Promise<Admission> {
+/** The caller of a well-formed, known, unrevoked key in `x-api-key` (the only header read). */
+async function authenticate(p: Pipeline, req: IncomingMessage, op: OperationContract): Promise<Caller> {
   const presented = req.headers[p.contract.apiKeyHeader];
   const key = Array.isArray(presented) ? undefined : presented;
   if (!wellFormed(key)) throw new Failure('invalid_api_key');
-  const admission = await p.store.admit(hashApiKey(key), op.operationId, nowMs, windows);
-  if (!admission || admission.caller.key.revokedAt) throw new Failure('invalid_api_key');
-  return admission;
+  const caller = await p.store.findCaller(hashApiKey(key), op.operationId);
+  if (!caller || caller.key.revokedAt) throw new Failure('invalid_api_key');
+  return caller;
 }
 
 /** The documented failure an error is answered as: a Failure, or a database that cannot be reached (503). */

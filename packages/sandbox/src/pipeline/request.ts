@@ -3,7 +3,7 @@ import type { OperationContract } from '../contract.ts';
 import type { LogLine } from '../http.ts';
 import { newId, perMillisecond } from '../ids.ts';
 import type { OperationContext, OperationHandler } from '../operations/context.ts';
-import { organizationTime, type Transaction } from '../store/types.ts';
+import type { Transaction } from '../store/types.ts';
 import type { Organization } from '../records.ts';
 
 export interface ApiRequest {
@@ -35,6 +35,6 @@ export function operationContext(tx: Transaction, request: ApiRequest): Operatio
 }
 
 /** The request's time: the organization's test clock when one is frozen (issue 13, deliver 2), else `now()`. */
-export function requestTime(org: { clockMs?: number | null | undefined }, nowMs: number): Date {
-  return new Date(organizationTime(org, nowMs));
+export function requestTime(org: { clockMs?: number | null | undefined }, now: () => Date): Date {
+  return org.clockMs === null || org.clockMs === undefined ? now() : new Date(org.clockMs);
 }

@@ -5,7 +5,6 @@
 // Each request still gets its own answer, and none is answered before its statement is done.
 import type { JournalEntry } from '../audit/journal.ts';
 import { JOURNAL, type Row, type SqlValue } from './rows.ts';
-import type { Admission, RateWindow } from './types.ts';
 import { debitedTotalsFrom, debitedTotalsOf, findCallerSql, toCaller } from './sql-transaction.ts';
 
 // The statements of several requests at once: their inputs as arrays, one per column. They run on generic
@@ -19,34 +18,6 @@ const DEBITED_TOTALS = debitedTotalsOf('organization_id = ANY($1::text[])');
 /** The journal's column types, in its INSERT's order (organization_id, then JOURNAL's columns). */
 const JOURNAL_COLUMN_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'integer', 'text', 'text', 'integer', 'text', 'boolean', 'text'];
 const APPEND_JOURNAL = `INSERT INTO journal (organization_id, ${JOURNAL.columns}) SELECT * FROM unnest(${JOURNAL_COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
-
-/**
- * The CTEs counting hits (`source`: rows of bucket, window_start), ending in `counted_before` (bucket,
- * window_start, the window's count before them). A bucket's windows a day older than its oldest one hit go;
- * rows are locked in one order on every instance.
- */
-const countHits = (source: string) => `hits AS (SELECT bucket, window_start, COUNT(*) AS hits FROM ${source} GROUP BY bucket, window_start),
-  oldest AS (SELECT bucket, MIN(window_start) AS window_start FROM hits GROUP BY bucket),
-  stale AS (SELECT expired.ctid FROM oldest CROSS JOIN LATERAL (SELECT ctid FROM rate_counters r WHERE r.bucket = oldest.bucket AND r.window_start < oldest.window_start - 86400000 OFFSET 0) AS expired),
-  pruned AS (DELETE FROM rate_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM stale))),
-  counted AS (INSERT INTO rate_counters (bucket, window_start, count) SELECT bucket, window_start, hits FROM hits ORDER BY bucket, window_start
-    ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING bucket, window_start, count),
-  counted_before AS (SELECT bucket, window_start, count - hits AS before FROM counted JOIN hits USING (bucket, window_start))`;
-
-/**
- * The callers asked for ($1 hashes, $2 operations, $3 each request's now), and the hits of their windows
- * ($4 request number, $5 window order, $6 bucket suffix, $7 window length). Each caller row carries its
- * windows (bucket, window start) in order, and the first the statement's counts (`counted`).
- */
-const ADMIT = `WITH asked AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS q(hash, operation_id, now_ms, n)),
-  callers AS (SELECT q.n, q.now_ms, c.* FROM asked q CROSS JOIN LATERAL (${findCallerSql('q.hash', 'q.operation_id')} LIMIT 1) AS c),
-  wanted AS (SELECT l.n, l.i, 'key:' || c.key_id || l.suffix AS bucket, t.at - t.at % l.window_ms AS window_start
-    FROM unnest($4::bigint[], $5::integer[], $6::text[], $7::bigint[]) AS l(n, i, suffix, window_ms) JOIN callers c ON c.n = l.n
-    CROSS JOIN LATERAL (SELECT COALESCE(c.clock_ms, c.now_ms) AS at) AS t WHERE c.revoked_at IS NULL),
-  ${countHits('wanted')}
-SELECT c.*, (SELECT json_agg(json_build_array(w.bucket, w.window_start) ORDER BY w.i) FROM wanted w WHERE w.n = c.n) AS windows,
-  (SELECT json_agg(json_build_object('bucket', bucket, 'window_start', window_start, 'before', before)) FROM counted_before) AS counted
-FROM callers c ORDER BY c.n`;
 
 /** The calls of an event-loop turn, flushed together after its I/O callbacks: each gets its answer, all the batch's failure. */
 function perTurn<In, Out>(flush: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
@@ -79,38 +50,21 @@ export function perTurnStatements(run: (text: string, values: readonly SqlValue[
    * go. Each hit gets the count it made: the window's count before the turn, plus its place among the hits.
    */
   const hitRateLimits = perTurn(async (hits: { bucket: string; windowStart: number }[]) => {
-    const rows = await run(`WITH ${countHits('unnest($1::text[], $2::bigint[]) AS h(bucket, window_start)')} SELECT bucket, window_start, before FROM counted_before`, [
-      hits.map((h) => h.bucket),
-      hits.map((h) => h.windowStart),
-    ]);
-    return inOrder(rows, hits);
-  });
-
-  /**
-   * A turn's admissions in one statement: the callers (as findCaller), and the hits of each known unrevoked
-   * key's windows (as hitRateLimits), at the organization's time (its frozen clock, else the request's now:
-   * organizationTime). Each request gets its caller and, in its windows' order, the counts it made.
-   */
-  const admit = perTurn(async (asked: { hash: string; operationId: string; nowMs: number; windows: readonly RateWindow[] }[]): Promise<(Admission | undefined)[]> => {
-    const limits = asked.flatMap((a, n) => a.windows.map((w, i) => ({ n: n + 1, i, ...w })));
-    const rows = await run(ADMIT, [
-      asked.map((a) => a.hash),
-      asked.map((a) => a.operationId),
-      asked.map((a) => a.nowMs),
-      limits.map((l) => l.n),
-      limits.map((l) => l.i),
-      limits.map((l) => l.suffix),
-      limits.map((l) => l.windowMs),
-    ]);
-    const byRequest = new Map(rows.map((row) => [Number(row.n), row]));
-    const hits = rows.flatMap((row) => (row.windows as [string, number][] | null) ?? []).map(([bucket, windowStart]) => ({ bucket, windowStart }));
-    const counts = inOrder((rows[0]?.counted as Row[] | null | undefined) ?? [], hits);
-    let next = 0;
-    return asked.map((_, n) => {
-      const row = byRequest.get(n + 1);
-      if (!row) return undefined;
-      const windows = (row.windows as unknown[] | null) ?? [];
-      return { caller: toCaller(row), counts: counts.slice(next, (next += windows.length)) };
+    const rows = await run(
+      `WITH hits AS (SELECT bucket, window_start, COUNT(*) AS hits FROM unnest($1::text[], $2::bigint[]) AS h(bucket, window_start) GROUP BY bucket, window_start),
+         oldest AS (SELECT bucket, MIN(window_start) AS window_start FROM hits GROUP BY bucket),
+         stale AS (SELECT expired.ctid FROM oldest CROSS JOIN LATERAL (SELECT ctid FROM rate_counters r WHERE r.bucket = oldest.bucket AND r.window_start < oldest.window_start - 86400000 OFFSET 0) AS expired),
+         pruned AS (DELETE FROM rate_counters WHERE ctid = ANY (ARRAY(SELECT ctid FROM stale))),
+         counted AS (INSERT INTO rate_counters (bucket, window_start, count) SELECT bucket, window_start, hits FROM hits ORDER BY bucket, window_start
+           ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_counters.count + excluded.count RETURNING bucket, window_start, count)
+       SELECT bucket, window_start, count - hits AS before FROM counted JOIN hits USING (bucket, window_start)`,
+      [hits.map((h) => h.bucket), hits.map((h) => h.windowStart)],
+    );
+    const counts = new Map(rows.map((row) => [`${Number(row.window_start)} ${String(row.bucket)}`, Number(row.before)]));
+    return hits.map(({ bucket, windowStart }) => {
+      const name = `${windowStart} ${bucket}`;
+      counts.set(name, counts.get(name)! + 1);
+      return counts.get(name)!;
     });
   });
 
@@ -124,18 +78,5 @@ export function perTurnStatements(run: (text: string, values: readonly SqlValue[
     return rows.map(() => undefined);
   });
 
-  return { findCaller, hitRateLimits, admit, debitedTotals, appendJournal: (organizationId: string, entry: JournalEntry) => appendRows(JOURNAL.values(entry, [organizationId])) };
-}
-
-/**
- * Each hit's count, in the hits' order: its window's count before the statement, plus its place among the
- * statement's hits on that window (`before` rows: bucket, window_start, before).
- */
-function inOrder(before: Row[], hits: { bucket: string; windowStart: number }[]): number[] {
-  const counts = new Map(before.map((row) => [`${Number(row.window_start)} ${String(row.bucket)}`, Number(row.before)]));
-  return hits.map(({ bucket, windowStart }) => {
-    const name = `${windowStart} ${bucket}`;
-    counts.set(name, counts.get(name)! + 1);
-    return counts.get(name)!;
-  });
+  return { findCaller, hitRateLimits, debitedTotals, appendJournal: (organizationId: string, entry: JournalEntry) => appendRows(JOURNAL.values(entry, [organizationId])) };
 }

@@ -138,12 +138,6 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       return turn.findCaller({ hash, operationId });
     },
 
-    admit(hash, operationId, nowMs, windows) {
-      if (closed) return Promise.reject(new Error('the store is closed'));
-      if (!Number.isSafeInteger(nowMs)) return Promise.reject(new TypeError(`nowMs must be an integer (epoch ms), got ${nowMs}`));
-      return turn.admit({ hash, operationId, nowMs, windows });
-    },
-
     async close() {
       if (closed) return;
       closed = true;

@@ -9,7 +9,7 @@ import type { Row } from './rows.ts';
 import { refuseNested, type Dialect } from './sql-transaction.ts';
 import { watchWal } from './sqlite-checkpointer.ts';
 import { GroupCommit, whenUnlocked } from './sqlite-group-commit.ts';
-import { admitInTurn, type Store, type Transaction } from './types.ts';
+import type { Store, Transaction } from './types.ts';
 
 export interface SqliteStoreOptions {
   /** A database file (created when missing); in memory when omitted or `':memory:'`. */
@@ -62,7 +62,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
   const checkpointer = file === ':memory:' ? undefined : watchWal(file);
   let closed = false;
 
-  const store: Store = {
+  return {
     kind: 'sqlite',
 
     async migrate() {
@@ -104,10 +104,6 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       });
     },
 
-    admit(hash, operationId, nowMs, windows) {
-      return admitInTurn(store, hash, operationId, nowMs, windows);
-    },
-
     async close() {
       if (closed) return;
       closed = true;
@@ -116,5 +112,4 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): Store {
       db.close();
     },
   };
-  return store;
 }

@@ -105,38 +105,5 @@ export interface Store {
    * transaction (it may see what a running one wrote, which no client can have heard of yet).
    */
   findCaller(hash: string, operationId: string): Promise<Caller | undefined>;
-  /**
-   * A request's admission, outside any transaction: findCaller, and for a known unrevoked key one hit on each
-   * of its rate-limit windows (hitRateLimit on `key:<key id><suffix>`, the window holding the organization's
-   * time: its frozen clock, else `nowMs`). On PostgreSQL one statement, where the two were a round trip each.
-   */
-  admit(hash: string, operationId: string, nowMs: number, windows: readonly RateWindow[]): Promise<Admission | undefined>;
   close(): Promise<void>;
-}
-
-/** A rate limit's bucket (after `key:<key id>`) and window length. */
-export interface RateWindow {
-  suffix: string;
-  windowMs: number;
-}
-
-/** The caller, and each window's count with this request in it (none for a revoked key: it is not counted). */
-export interface Admission {
-  caller: Caller;
-  counts: number[];
-}
-
-/** The organization's time for a request arriving at `nowMs`: its frozen test clock, else real time. */
-export const organizationTime = (org: { clockMs?: number | null | undefined }, nowMs: number): number => org.clockMs ?? nowMs;
-
-/** The bucket and window start a rate window gives a key at a time (the PostgreSQL statement computes the same). */
-export const rateHit = (keyId: string, window: RateWindow, atMs: number) => ({ bucket: `key:${keyId}${window.suffix}`, windowStart: atMs - (atMs % window.windowMs) });
-
-/** admit() as its two steps, one after the other (the embedded store, whose statements wait for nothing). */
-export async function admitInTurn(store: Pick<Store, 'findCaller' | 'hitRateLimit'>, hash: string, operationId: string, nowMs: number, windows: readonly RateWindow[]): Promise<Admission | undefined> {
-  const caller = await store.findCaller(hash, operationId);
-  if (!caller || caller.key.revokedAt) return caller && { caller, counts: [] };
-  const at = organizationTime(caller.organization, nowMs);
-  const counts = await Promise.all(windows.map((w) => rateHit(caller.key.id, w, at)).map(({ bucket, windowStart }) => store.hitRateLimit(bucket, windowStart)));
-  return { caller, counts };
 }
