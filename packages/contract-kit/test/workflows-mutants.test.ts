@@ -72,8 +72,10 @@ describe('workflows against mutant sandboxes', () => {
       const { report, catches, errors } = await workflowsAgainst(MUTANTS.find((m) => m.name === row.mutant), [row.workflowId]);
       expect(errors, 'the mutant itself crashed').toEqual([]);
       expect(catches, renderWorkflowSummary(report)).toEqual([{ workflowId: row.workflowId, stepId: row.stepId, criterion: row.criterion }]);
-      // The summary names the step and the criterion.
-      expect(renderWorkflowSummary(report)).toContain(`step ${row.stepId}`);
+      // The summary names the step and the criterion, and what the answer held for the criterion's references.
+      const summary = renderWorkflowSummary(report);
+      expect(summary).toContain(`step ${row.stepId}`);
+      if (/\$statusCode|\$response\./.test(row.criterion) || row.criterion.startsWith('$[?')) expect(summary).toMatch(/\n {8}seen: \$(statusCode|response)/);
     });
   }
 });

@@ -17,6 +17,8 @@ export interface FailedCheck {
   message: string;
   /** On a warning: the spec only assumed what the answer differs from (its x-assumed-reason). */
   assumedReason?: string;
+  /** On a failed criterion: what the answer held for its references (`$response.body#/amount = "40.00"`). */
+  seen?: string;
 }
 
 export interface StepResult {
@@ -45,8 +47,36 @@ export interface WorkflowResult {
   durationMs: number;
 }
 
-const failedChecks = (checks: RespectCheck[]): FailedCheck[] =>
-  checks.filter((c) => !c.passed).map((c) => ({ name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim() }));
+const failedChecks = (checks: RespectCheck[], response?: RespectStep['response']): FailedCheck[] =>
+  checks
+    .filter((c) => !c.passed)
+    .map((c) => {
+      const seen = c.condition ? seenBy(c.condition, response) : undefined;
+      return { name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim(), ...(seen ? { seen } : {}) };
+    });
+
+/** A criterion's references to the answer with what it held (absent when it held nothing there); a filter shows the body. */
+function seenBy(condition: string, response: RespectStep['response']): string | undefined {
+  if (!response) return undefined;
+  const refs = [...new Set(condition.match(/\$statusCode|\$response\.body#\/[^\s)]*|\$response\.header\.[\w-]+/g) ?? [])];
+  if (refs.length === 0 && condition.startsWith('$[?')) refs.push('$response.body');
+  const shown = (value: unknown) => (value === undefined ? 'absent' : JSON.stringify(value).slice(0, 200));
+  return refs.length > 0 ? refs.map((ref) => `${ref} = ${shown(valueAt(ref, response))}`).join(', ') : undefined;
+}
+
+function valueAt(ref: string, response: NonNullable<RespectStep['response']>): unknown {
+  if (ref === '$statusCode') return response.statusCode;
+  if (ref.startsWith('$response.header.')) {
+    const name = ref.slice('$response.header.'.length).toLowerCase();
+    return Object.entries(response.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+  }
+  let node: unknown = response.body;
+  for (const part of ref.slice('$response.body#/'.length).split('/').filter((p, i) => p !== '' || i > 0)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
+}
 
 /**
  * A step's failures and warnings. Respect's own spec checks give way to the judge's verdict on a public API
@@ -55,9 +85,9 @@ const failedChecks = (checks: RespectCheck[]): FailedCheck[] =>
 function verdictOf(step: RespectStep, judge: ResponseJudge | undefined): { failed: FailedCheck[]; warnings: FailedCheck[] } {
   const checks = step.checks ?? [];
   const judged = judge?.(step);
-  if (!judged) return { failed: failedChecks(checks), warnings: [] };
+  if (!judged) return { failed: failedChecks(checks, step.response), warnings: [] };
   const fromJudge = (j: Judged): FailedCheck => ({ name: j.name, message: j.message, ...(j.assumedReason ? { assumedReason: j.assumedReason } : {}) });
-  return { failed: [...failedChecks(checks.filter((c) => !isSpecCheck(c.name))), ...judged.failed.map(fromJudge)], warnings: judged.warnings.map(fromJudge) };
+  return { failed: [...failedChecks(checks.filter((c) => !isSpecCheck(c.name)), step.response), ...judged.failed.map(fromJudge)], warnings: judged.warnings.map(fromJudge) };
 }
 
 function flatten(step: RespectStep, judge: ResponseJudge | undefined, prefix = ''): StepResult[] {

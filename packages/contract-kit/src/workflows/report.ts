@@ -21,7 +21,10 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
     lines.push('', `✗ ${r.workflowId} (${r.file})`);
     for (const s of r.steps.filter((x) => x.status === 'failed')) {
       lines.push(`    step ${s.stepId}${s.request ? `: ${s.request.method} ${s.request.url}` : ''}${s.statusCode ? ` → ${s.statusCode}` : ''}`);
-      for (const f of s.failed) lines.push(`      ✗ ${f.name}${f.condition ? `: ${f.condition}` : ''}${f.message && !f.message.startsWith('Checking') ? `\n        ${f.message.split('\n').join('\n        ')}` : ''}`);
+      for (const f of s.failed) {
+        lines.push(`      ✗ ${f.name}${f.condition ? `: ${f.condition}` : ''}${f.message && !f.message.startsWith('Checking') ? `\n        ${f.message.split('\n').join('\n        ')}` : ''}`);
+        if (f.seen) lines.push(`        seen: ${f.seen}`);
+      }
     }
     const notRun = r.steps.filter((x) => x.status === 'not-run').map((x) => x.stepId);
     if (notRun.length > 0) lines.push(`    not run (Respect stops at the first failed step): ${notRun.join(', ')}`);
@@ -69,7 +72,11 @@ function stepCheck(workflowId: string, s: StepResult): CheckResult {
     statuses: s.statusCode ? { [String(s.statusCode)]: 1 } : {},
     durationMs: s.durationMs,
     // Respect's message for a plain failed criterion only repeats it ("Checking simple criteria: …"): the condition alone says it.
-    failures: s.failed.map((f) => ({ severity: 'failure' as const, rule: f.name, message: f.message.startsWith('Checking') ? (f.condition ?? f.message) : `${f.condition ? `${f.condition}: ` : ''}${f.message}` })),
+    failures: s.failed.map((f) => ({
+      severity: 'failure' as const,
+      rule: f.name,
+      message: `${f.message.startsWith('Checking') ? (f.condition ?? f.message) : `${f.condition ? `${f.condition}: ` : ''}${f.message}`}${f.seen ? ` (seen: ${f.seen})` : ''}`,
+    })),
     warnings:
       s.status === 'not-applicable' || s.status === 'not-run'
         ? [{ severity: 'warning' as const, rule: 'skipped', message: skippedReason, count: 1 }]
