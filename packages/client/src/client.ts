@@ -8,7 +8,7 @@ import { AbortError, ApiError, EdgeError, PaymentsError, ResponseError, TimeoutE
 import { operationIds } from './generated/spec-rules.ts';
 import { newIdempotencyKey } from './idempotency.ts';
 import { nextStepAfter, REFUSED } from './next-step.ts';
-import { policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
+import { inRange, policyFor, retryMode, specRetryOnFor, type RetryOptions, type RetryPolicy } from './policy.ts';
 import { deadlines, type SetTimer } from './deadlines.ts';
 import { attemptSignal, parseRetryAfter, retryingFetch, sleep, timedOut, type CallContext, type CallState, type RetryEvent, type Runtime } from './retry-fetch.ts';
 import { checkBody, checkIdempotencyKey, HEADER_EXACT } from './validate.ts';
@@ -88,7 +88,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
         ? 'invalid apiKey: printable ASCII, without outer spaces'
         : !/^https?:$/.test(URL.parse(baseUrl)?.protocol!)
           ? 'invalid baseUrl: not an absolute http(s) URL'
-          : typeof timeoutMs != 'number' || !(timeoutMs >= 1 && timeoutMs < 2 ** 31)
+          : !inRange(timeoutMs, 1)
             ? 'invalid timeoutMs'
             : undefined;
   if (refused) throw new PaymentsError(refused, REFUSED);
@@ -129,8 +129,7 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
     }
     const body = checkBody(operationId, rest.body, context); // undefined stays undefined
     if ((caller as AbortSignal | undefined)?.aborted) throw new AbortError(context);
-    // Every field from the start: one object shape for every call.
-    const state: CallState = { caller, attempt: attemptSignal(runtime, caller), bodyText: undefined, status: undefined, abandon: undefined };
+    const state: CallState = { caller, attempt: attemptSignal(runtime, caller) };
     let policy = policies.get(operationId);
     if (!policy) policies.set(operationId, (policy = policyFor(operationId, options.retry)));
     let result;

@@ -133,7 +133,7 @@ export class AbortError extends PaymentsError {
   override name = 'AbortError';
   constructor(context: ErrorContext) {
     // Before the first attempt nothing was sent: a new key is safe then, and only then.
-    super('aborted: if a request was sent, retry with the same Idempotency-Key', context.attempts ? OUTCOME_UNKNOWN : { mayRetrySameKey: true, newKeySafe: true }, context);
+    super('aborted: if sent, retry with the same Idempotency-Key', context.attempts ? OUTCOME_UNKNOWN : { mayRetrySameKey: true, newKeySafe: true }, context);
   }
 }
 

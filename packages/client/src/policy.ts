@@ -21,9 +21,9 @@ export interface RetryPolicy {
   deadlineMs: number;
   /** First backoff after a network error, a timeout, an edge error or a rate limit without Retry-After; doubles. */
   baseDelayMs: number;
-  /** Cap of the doubling backoff (a Retry-After is honoured even when longer, within the deadline). */
+  /** Cap of the doubling backoff (a Retry-After is honoured even when longer, within the deadline); not of a temporary 503's waits. */
   maxDelayMs: number;
-  /** First wait after a temporary 503 (never below the spec's minimum for the operation); doubles. */
+  /** First wait after a temporary 503 (never below the spec's minimum for the operation); each next one at least doubles. */
   unavailableMinDelayMs: number;
   /** What is retried; merged entry by entry over the defaults (the spec's, per operation). */
   retryOn: RetryOn;
@@ -41,12 +41,12 @@ export const defaultRetryPolicy: RetryPolicy = {
 };
 
 /**
- * Ours, on top of the spec's. Transfers wait out provider outages: the spec's 60 s first, then up to 10 min
- * between tries, 30 min in all. The spec says in prose only that `provider_rate_limited` waits exactly its
+ * Ours, on top of the spec's. Transfers wait out provider outages: the spec's 60 s first, then each wait at
+ * least twice the last (retryDelay), 30 min in all. The spec says in prose only that `provider_rate_limited` waits exactly its
  * Retry-After; typed by the operation's codes, so the entry cannot name a code the spec lacks.
  */
 const operationDefaults: { [Op in OperationId]?: Partial<Omit<RetryPolicy, 'retryOn'>> & { retryOn?: { [C in ErrorCode<Op> & string]?: RetryMode } } } = {
-  createTransfer: { maxAttempts: 10, deadlineMs: 30 * 60_000, maxDelayMs: 10 * 60_000 },
+  createTransfer: { maxAttempts: 10, deadlineMs: 30 * 60_000 },
   issueCard: { retryOn: { provider_rate_limited: 'retryAfter' } },
 };
 
@@ -60,6 +60,9 @@ export const specRetryOnFor = (operationId: string | undefined): RetryOn => ({ .
  */
 const specMinimumRules = new WeakMap<RetryPolicy, RetryOn>();
 
+/** A number a timer (or a count) can take: from `least` to 2^31−1; else timers fire at once (a string, NaN) or never. */
+export const inRange = (value: unknown, least: number) => typeof value == 'number' && value >= least && value < 2 ** 31;
+
 export function policyFor(operationId: string | undefined, options: RetryOptions = {}): RetryPolicy {
   const { operations, ...global } = options;
   // An operationId of undefined (a path the spec lacks) finds no entry in these tables.
@@ -72,6 +75,8 @@ export function policyFor(operationId: string | undefined, options: RetryOptions
     ...theirs,
     retryOn: { ...specRetryOnFor(operationId), ...ours?.retryOn, ...global.retryOn, ...theirs?.retryOn },
   };
+  // Checked before the call sends anything: NaN (from an unset variable) made a transfer's 503 wait 1 ms.
+  if (Object.values(policy).some((value) => value !== policy.retryOn && !inRange(value, 0))) throw new TypeError('invalid retry option');
   const specMinimum = (unavailableMinDelayMs as Record<string, number>)[operationId!] ?? 0;
   policy.unavailableMinDelayMs = Math.max(policy.unavailableMinDelayMs, specMinimum);
   if (specMinimum) specMinimumRules.set(policy, specRetryOnFor(operationId));
@@ -89,9 +94,9 @@ export type Attempt =
 
 /**
  * How long to wait before the next attempt, or undefined when this outcome is final. `attempt` counts the
- * requests sent so far; `counts.unavailable` the temporary 503s before this one (this call counts it).
+ * requests sent so far; `counts.unavailableWait` is the last temporary 503's wait (0 before the first; this call sets it).
  */
-export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: number, counts: { unavailable: number }, random: () => number): number | undefined {
+export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: number, counts: { unavailableWait: number }, random: () => number): number | undefined {
   // d/2 + random·d/2: spread out, never below half the nominal delay.
   const backoff = (d = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))) => d / 2 + (random() * d) / 2;
   if (outcome.kind !== 'response') return backoff(); // outcome unknown: same request, same key
@@ -99,11 +104,11 @@ export function retryDelay(policy: RetryPolicy, outcome: Attempt, attempt: numbe
   const mode = retryMode(policy.retryOn, status, code);
   // A temporary 503: `unavailable`, or any mode but false where the spec sets a minimum wait (specMinimumRules).
   if (mode === 'unavailable' || (mode && specMinimumRules.get(policy)?.[status] === 'unavailable')) {
-    const min = policy.unavailableMinDelayMs;
-    // Doubling from the minimum; maxDelayMs caps it, but not below twice the minimum: the waits must grow.
-    const nominal = Math.min(Math.max(policy.maxDelayMs, 2 * min), min * 2 ** counts.unavailable++);
-    // Jitter only upwards, and a Retry-After only lengthens the wait: neither goes below the spec's minimum.
-    return Math.max(retryAfterMs ?? 0, nominal + random() * nominal * 0.25);
+    // At least the minimum, twice the last such wait and any Retry-After, then up to a quarter more (jitter only
+    // upwards): every wait longer than the one before, as rule 7 asks ("the delays increase with jitter"), even
+    // under a constant Retry-After. No cap (maxDelayMs is the backoff's): maxAttempts and deadlineMs end them.
+    const wait = Math.max(policy.unavailableMinDelayMs, 2 * counts.unavailableWait, retryAfterMs ?? 0);
+    return (counts.unavailableWait = wait + random() * wait * 0.25);
   }
   if (mode === 'backoff') return backoff();
   if (mode === 'retryAfter') return retryAfterMs ?? backoff();

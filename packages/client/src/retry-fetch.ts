@@ -109,11 +109,11 @@ export interface CallState {
    */
   attempt: AttemptSignal;
   /** The serialized body, to rebuild the Request for a retry (the first attempt consumed it). */
-  bodyText: string | undefined;
+  bodyText?: string;
   /** Set when a response is handed to openapi-fetch: its body is then read under `attempt`. */
-  status: number | undefined;
+  status?: number;
   /** Ends the call with a reason: the reject of the call's wait on openapi-fetch, the attempt's `interrupt` while the body is read. */
-  abandon: ((reason: unknown) => void) | undefined;
+  abandon?: (reason: unknown) => void;
 }
 
 /** A `fetch` for one call: retries per `policy`, counting attempts into `context`. */
@@ -121,7 +121,7 @@ export function retryingFetch(runtime: Runtime, policy: RetryPolicy, context: Ca
   return async (request: Request): Promise<Response> => {
     const started = runtime.now();
     const caller = state.caller;
-    const counts = { unavailable: 0 };
+    const counts = { unavailableWait: 0 };
     let toSend = request; // the first attempt sends openapi-fetch's Request as it is: no clone, no copy
     for (;;) {
       context.attempts++;

@@ -187,6 +187,26 @@ describe('auth and environment', () => {
     for (const good of [1, 30_000, 2 ** 31 - 1]) expect(make(good), String(good)).not.toThrow();
   });
 
+  it('refuses a retry number that is not one before sending (NaN from an unset variable retried a transfer 503 after 1 ms: QA)', async () => {
+    const transferWith = async (retry: object) => {
+      let sent = 0;
+      const fetch = async () => (sent++, new Response(JSON.stringify({ id: 'trf_1', status: 'pending' }), { status: 201, headers: { 'content-type': 'application/json' } }));
+      const client = createPaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:1', retry: retry as never, fetch });
+      const outcome = await client.POST('/v1/banking/transfers', { body: { recipientId: 'rcp_1', amount: '1.00' } }).then(() => 'sent', (err: unknown) => err);
+      return { outcome, sent };
+    };
+    const unset = Number(process.env.PAYMENTS_TEST_UNSET_VARIABLE);
+    for (const bad of [{ maxDelayMs: unset }, { unavailableMinDelayMs: unset }, { maxAttempts: -1 }, { deadlineMs: Infinity }, { baseDelayMs: '500' }, { maxDelayMs: undefined }, { operations: { createTransfer: { maxDelayMs: unset } } }]) {
+      const { outcome, sent } = await transferWith(bad);
+      expect(outcome, JSON.stringify(bad)).toBeInstanceOf(TypeError);
+      expect((outcome as Error).message).toBe('invalid retry option');
+      expect(sent).toBe(0);
+    }
+    for (const good of [{}, { maxDelayMs: 0 }, { maxAttempts: 1, deadlineMs: 1_000 }, { retryOn: { '503': false } }, { operations: { issueCard: { maxDelayMs: unset } } }]) {
+      expect((await transferWith(good)).outcome, JSON.stringify(good)).toBe('sent');
+    }
+  });
+
   it('refuses to start in a browser unless explicitly allowed', () => {
     const g = globalThis as { document?: unknown };
     g.document = {};

@@ -32,24 +32,40 @@ describe('default policy, read from the spec', () => {
   });
 });
 
-describe('the temporary 503 of a transfer: max(Retry-After, 60 s floor, backoff)', () => {
+/** The waits of successive temporary 503s of one call (Retry-After per answer, jitter by `random`). */
+const waitsOf = (policy: ReturnType<typeof policyFor>, retryAfterMs: (number | undefined)[], random = () => 0) => {
+  const counts = { unavailableWait: 0 };
+  return retryAfterMs.map((ms, i) => retryDelay(policy, { kind: 'response', status: 503, code: 'temporarily_unavailable', retryAfterMs: ms }, i + 1, counts, random)!);
+};
+
+describe('the temporary 503 of a transfer: max(Retry-After, 60 s floor, twice the last wait), jitter upwards', () => {
   const policy = policyFor('createTransfer');
-  const at = (retryAfterMs: number | undefined, unavailable = 1) =>
-    retryDelay(policy, { kind: 'response', status: 503, code: 'temporarily_unavailable', retryAfterMs }, unavailable, { unavailable: unavailable - 1 }, () => 0);
+  const at = (retryAfterMs: number | undefined) => waitsOf(policy, [retryAfterMs])[0];
 
   it.each([undefined, 0, 1_000, 59_999])('Retry-After %s ms → 60 s', (ms) => expect(at(ms)).toBe(60_000));
   it('a longer Retry-After wins', () => expect(at(90_000)).toBe(90_000));
-  it('later 503s wait longer, whatever Retry-After says', () => expect(at(1_000, 3)).toBe(240_000));
+  it('later 503s wait longer, whatever Retry-After says', () => expect(waitsOf(policy, [1_000, 1_000, 1_000])).toEqual([60_000, 120_000, 240_000]));
+  it('a constant Retry-After longer than the floor: the waits still grow (QA: 300 s, 300 s, 300 s)', () => {
+    expect(waitsOf(policy, [300_000, 300_000, 300_000])).toEqual([300_000, 600_000, 1_200_000]);
+  });
+  it('with jitter every wait is longer than the one before (QA: 65.4, 147.8, 130.6 s under a maxDelayMs)', () => {
+    for (const maxDelayMs of [1_000, 120_000, 600_000]) {
+      for (let run = 0; run < 50; run++) {
+        const waits = waitsOf(policyFor('createTransfer', { maxDelayMs }), [undefined, undefined, undefined, undefined, undefined], Math.random);
+        expect(waits[0]).toBeGreaterThanOrEqual(60_000);
+        for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
+      }
+    }
+  });
   it('a rate limit waits Retry-After as it is', () => {
-    expect(retryDelay(policy, { kind: 'response', status: 429, code: 'rate_limit_exceeded', retryAfterMs: 1_000 }, 1, { unavailable: 0 }, Math.random)).toBe(1_000);
+    expect(retryDelay(policy, { kind: 'response', status: 429, code: 'rate_limit_exceeded', retryAfterMs: 1_000 }, 1, { unavailableWait: 0 }, Math.random)).toBe(1_000);
     const card = policyFor('issueCard');
-    expect(retryDelay(card, { kind: 'response', status: 503, code: 'provider_rate_limited', retryAfterMs: 1_000 }, 1, { unavailable: 0 }, Math.random)).toBe(1_000);
+    expect(retryDelay(card, { kind: 'response', status: 503, code: 'provider_rate_limited', retryAfterMs: 1_000 }, 1, { unavailableWait: 0 }, Math.random)).toBe(1_000);
   });
 });
 
 describe("the transfer's 503 rules are not the caller's to shorten (the provider's Idempotency rule 7)", () => {
-  const waits = (policy: ReturnType<typeof policyFor>) =>
-    [1, 2, 3].map((n) => retryDelay(policy, { kind: 'response', status: 503, code: 'temporarily_unavailable', retryAfterMs: undefined }, n, { unavailable: n - 1 }, () => 0)!);
+  const waits = (policy: ReturnType<typeof policyFor>) => waitsOf(policy, [undefined, undefined, undefined]);
 
   it.each([
     ['by status', { retryOn: { '503': 'backoff' } }],
@@ -69,8 +85,8 @@ describe("the transfer's 503 rules are not the caller's to shorten (the provider
     expect(retryMode(policyFor('createTransfer', { retryOn: { '503': false } }).retryOn, 503, 'temporarily_unavailable')).toBe(false);
   });
 
-  it('a maxDelayMs below the minimum still lets the waits grow (then it caps them)', () => {
-    expect(waits(policyFor('createTransfer', { maxDelayMs: 1_000 }))).toEqual([60_000, 120_000, 120_000]);
+  it('a maxDelayMs below the minimum does not cap them: they keep growing', () => {
+    expect(waits(policyFor('createTransfer', { maxDelayMs: 1_000 }))).toEqual([60_000, 120_000, 240_000]);
   });
 
   it('another operation has no such minimum: the caller may make its 503 a plain backoff', () => {

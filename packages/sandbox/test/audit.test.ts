@@ -419,7 +419,7 @@ describe('the other kinds, on hand-written journals', () => {
     expect(auditJitter([journal([60_000]), journal([60_000])], rules)).toEqual([]);
   });
 
-  it('growing delays: doubling, then capped, is fine; constant delays are not', () => {
+  it('growing delays: each wait longer than the last; constant, capped or jittered under a cap are not; a restart after a long pause is let through', () => {
     const body = { recipientId: 'rcp_1', amount: '10.00' };
     const run = (waits: number[]) => {
       let at = 0;
@@ -427,8 +427,11 @@ describe('the other kinds, on hand-written journals', () => {
       for (const wait of waits) list.push(entry((at += wait), 'createTransfer', 'k', body, temporary503Entry()));
       return kinds(auditJournal(list, rules));
     };
-    expect(run([60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 620_000])).toEqual([]);
+    expect(run([60_000, 120_000, 240_000, 480_000, 600_000, 700_000, 720_000])).toEqual([]);
     expect(run([60_000, 60_000, 60_000])).toEqual(['delays_not_growing']);
+    expect(run([60_000, 120_000, 240_000, 600_000, 600_000])).toEqual(['delays_not_growing']); // capped
+    expect(run([65_400, 147_800, 130_600])).toEqual(['delays_not_growing']); // jitter under a cap (QA)
+    expect(run([60_000, 120_000, 600_000, 60_000, 120_000])).toEqual([]); // a new call's backoff, after a long pause
   });
 
   it('the 429 (an assumed status and Retry-After) is never held against a client', () => {

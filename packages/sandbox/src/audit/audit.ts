@@ -311,13 +311,16 @@ function checkWaits(payment: PaymentState, e: JournalEntry, op: OperationRules, 
 }
 
 /**
- * The end of a run of consecutive temporary failures of one payment: its waits must have grown. Judged
- * on the whole run, leniently: a run whose later waits are all no longer than its first never grew (a
- * client may cap its delays, or restart its backoff after a long pause, and still have grown).
+ * The end of a run of consecutive temporary failures of one payment: its waits must grow ("if the error
+ * continues, the delays increase with jitter"). Not growing: later waits all no longer than the first, or a
+ * wait no longer than the one before yet more than half of it (a cap holding them level, or jitter under a
+ * cap: 65, 148, 131 s passed before, QA). A wait at most half the last is let through: the journal cannot
+ * tell it from a new call of the client starting its backoff again after a long pause.
  */
 function endRun(payment: PaymentState, op: OperationRules, report: Report): void {
   const { entries, waits } = payment.run;
-  if (waits.length >= 2 && waits.slice(1).every((wait) => wait <= waits[0]!)) {
+  const level = waits.some((wait, i) => i > 0 && wait <= waits[i - 1]! && wait > waits[i - 1]! / 2);
+  if (waits.length >= 2 && (level || waits.slice(1).every((wait) => wait <= waits[0]!))) {
     report(entries[entries.length - 1]!.at, {
       kind: 'delays_not_growing',
       rule: { ...PROVIDER.growingDelays, spec: `${op.operationId}: x-retry.temporaryUnavailable.backoff` },
