@@ -111,6 +111,18 @@ describe('3: a field the document does not show, required by the server', () => 
     expect(reason).toMatch(/open JSON object/);
     expect(refusals('issueCard/coverage').map((w) => w.assumedReason)).toContain(reason);
   });
+
+  it('the replay and concurrent-key probes skip on such a refusal at 422 as they do at 400, never fail (QA: 422 failed them)', { timeout: 60_000 }, async () => {
+    const report = await withServer(
+      (req) => (isRead(req) ? { status: 200, body: { available: [] } } : { status: UNDOCUMENTED_4XX, body: error(HONEST_CODE, 'cardholderName is required.') }),
+      (url) => kit(url, ['issueCard'], ['idempotent-replay', 'concurrent-key']),
+    );
+    expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id), describeFailures(report)).toEqual([]);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['issueCard/idempotent-replay', 'skipped'],
+      ['issueCard/concurrent-key', 'skipped'],
+    ]);
+  });
 });
 
 describe('4: wording about what only the spec assumes', () => {

@@ -102,6 +102,12 @@ describe('refused before any workflow runs: one line, exit 2', () => {
     });
   });
 
+  it('an empty option value (an unset variable in a script) is refused, not taken as no value', async () => {
+    const { code, stderr } = await runCli(['--api-key=']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('workflows: --api-key is empty: give a value, or leave the option out');
+  });
+
   it('a URL without its scheme', async () => {
     const { code, stderr } = await runCli(['--server', '127.0.0.1:8080', '--api-key', 'svc_live_abcdefabcdefabcdef']);
     expect(code).toBe(2);

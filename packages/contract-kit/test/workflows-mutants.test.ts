@@ -63,6 +63,18 @@ describe('workflows against mutant sandboxes', () => {
     for (const row of WORKFLOW_CATCHES) expect(MUTANTS.find((m) => m.name === row.mutant)?.visible, row.mutant).toBe(true);
   });
 
+  it('a server differing only from what the spec assumes (recipients created 200) passes, with the warnings counted and their reason', { timeout: 60_000 }, async () => {
+    const mutant = MUTANTS.find((m) => m.name === 'recipient-created-200')!;
+    expect(mutant.visible).not.toBe(true);
+    const { report, errors } = await workflowsAgainst(mutant, ['pix-payout']);
+    expect(errors).toEqual([]);
+    expect(report.verdict, renderWorkflowSummary(report)).toBe('passed');
+    expect(report.totals.warnings).toBeGreaterThan(0);
+    const warning = report.results[0]!.steps.find((s) => s.stepId === 'createRecipient')!.warnings[0]!;
+    expect(warning.assumedReason).toMatch(/recipient creation/);
+    expect(renderWorkflowSummary(report)).toMatch(/Warnings \(the answers differ only from what the spec assumes[\s\S]*assumed by the spec, not stated by the provider/);
+  });
+
   it("every mutant the kit's checks miss has a workflow that catches it", () => {
     for (const m of MUTANTS.filter((x) => x.kitMisses)) expect(WORKFLOW_CATCHES.some((row) => row.mutant === m.name), m.name).toBe(true);
   });

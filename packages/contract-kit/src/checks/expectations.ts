@@ -6,10 +6,10 @@
 // A 429 is `rate-limited` (a warning): the rate limit is told apart by its status.
 import { isObject, resolvePointer, type Json } from '@payments/spec';
 import type { KitContext } from '../context.ts';
-import { contentTypeOf, essence, parseJson, type Exchange, type HttpResponse } from '../http.ts';
+import { contentTypeOf, essence, parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
 import { documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
-import { assumedCodeReason, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
+import { assumedCodeReason, checkResponse, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
 
 export { VALIDATION_CODE };
 
@@ -121,6 +121,17 @@ export function acceptanceHint(ctx: KitContext, op: OperationModel, response: Ht
   const status = genericRefusalStatus(ctx, op);
   if (!assumedReason || status === undefined) return undefined;
   return { expected: String(status), assumedReason, note: `a refusal of a valid request at a status the provider's document does not give; the spec only assumes ${status} for a refusal` };
+}
+
+/**
+ * The response check of the answer to a request the spec takes (a probe's valid request): a refusal the
+ * document cannot rule out (a field it does not name, a generic 422) is a warning with its reason, as in the
+ * `valid` check. A 422 for a card without its holder's name failed the replay and concurrent-key probes (QA).
+ */
+export function checkAnswerToValid(ctx: KitContext, op: OperationModel, response: HttpResponse, request: HttpRequest): Finding[] {
+  const parsed = request.body === undefined ? undefined : parseJson(request.body);
+  const body = parsed?.ok ? (parsed.value as Json) : undefined;
+  return checkResponse(ctx, op, response, acceptanceHint(ctx, op, response, bodyAssumedReason(ctx, op, body)));
 }
 
 /**

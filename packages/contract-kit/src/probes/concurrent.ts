@@ -3,8 +3,8 @@
 // has the same status and a byte-identical body (one resource, the original result replayed); a documented
 // 503 or the edge's 502/504 among them is inconclusive, a 429 unchecked.
 import { CheckRecorder } from '../check-result.ts';
-import { inconclusive } from '../checks/expectations.ts';
-import { checkResponse, snippet } from '../checks/response.ts';
+import { checkAnswerToValid, inconclusive } from '../checks/expectations.ts';
+import { snippet } from '../checks/response.ts';
 import { curlOf, exchange, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
 import type { HttpResponse } from '../http.ts';
@@ -33,7 +33,7 @@ export async function concurrentKeyProbe(ctx: KitContext, op: OperationModel): P
       check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response to one of ${PARALLEL} parallel requests (${ex.error})`, curl: curlOf(ctx, request) }]);
       continue;
     }
-    check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
+    check.add(checkAnswerToValid(ctx, op, ex.response, request).map((f) => ({ ...f, curl: curlOf(ctx, request) })));
     const unknown = inconclusive(op, ex.response);
     if (unknown) check.add([unknown]);
     else definite.push(ex.response);

@@ -9,8 +9,8 @@
 // requests is recorded as inconclusive (--strict-503 makes it a failure), never as a replay or conflict failure.
 import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { CheckRecorder } from '../check-result.ts';
-import { inconclusive } from '../checks/expectations.ts';
-import { answered, checkResponse, errorCodeOf, label, snippet } from '../checks/response.ts';
+import { checkAnswerToValid, inconclusive } from '../checks/expectations.ts';
+import { answered, errorCodeOf, label, snippet } from '../checks/response.ts';
 import { curlOf, exchange, freshToken, type KitContext } from '../context.ts';
 import { examplePlan, materialize } from '../generate.ts';
 import { parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
@@ -266,7 +266,8 @@ export async function send(ctx: KitContext, op: OperationModel, check: CheckReco
   if (ex.response) {
     // A probe that made the 503/502/504 happen (a scheduled fault) expects it: it is not inconclusive there.
     const unknown = options.keepInconclusive ? undefined : inconclusive(op, ex.response, 'the probe could not use this answer');
-    check.add([...checkResponse(ctx, op, ex.response), ...(unknown ? [unknown] : [])].map((f) => ({ ...f, curl: curlOf(ctx, request) })));
+    // The probes send valid requests: a refusal the document cannot rule out is judged as `valid` judges it.
+    check.add([...checkAnswerToValid(ctx, op, ex.response, request), ...(unknown ? [unknown] : [])].map((f) => ({ ...f, curl: curlOf(ctx, request) })));
   } else check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no response (${ex.error})`, curl: curlOf(ctx, request) }]);
   return ex;
 }

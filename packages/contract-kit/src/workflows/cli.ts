@@ -68,6 +68,10 @@ function parse(argv: string[]): (WorkflowRunOptions & { json?: string; junit?: s
   });
   if (values.help) return 'help';
   if (values.list) return 'list';
+  // `--api-key=` (an unset variable in a script) was taken as no key: a fresh sandbox ran and passed.
+  for (const name of ['server', 'admin-url', 'admin-token', 'api-key', 'run-id', 'json', 'junit'] as const) {
+    if (values[name]?.trim() === '') throw new WorkflowUsageError(`--${name} is empty: give a value, or leave the option out`);
+  }
   const target = values.target;
   if (target !== 'auto' && target !== 'prism' && target !== 'server') throw new WorkflowUsageError(`--target must be auto, prism or server (got ${target})`);
   const timeoutMs = Number(values['timeout-ms']);

@@ -40,7 +40,7 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
   lines.push(
     '',
     `Workflows: ${t.passed} passed, ${t.partial} partly run (the steps that apply passed), ${t.failed} failed, ${t.notApplicable} not applicable, ${t.workflows} total`,
-    `Steps: ${t.stepsPassed} passed, ${t.stepsFailed} failed, ${t.stepsNotApplicable} not applicable, ${t.stepsNotRun} not run, ${t.steps} total`,
+    `Steps: ${t.stepsPassed} passed, ${t.stepsFailed} failed, ${t.stepsNotApplicable} not applicable, ${t.stepsNotRun} not run, ${t.steps} total; ${t.warnings} warnings on assumptions`,
     `Time: ${(report.durationMs / 1000).toFixed(1)} s — ${report.verdict.replace('-', ' ').toUpperCase()}`,
   );
   return `${lines.join('\n')}\n`;

@@ -48,7 +48,8 @@ export interface WorkflowReport {
   startedAt: string;
   durationMs: number;
   results: WorkflowResult[];
-  totals: { workflows: number; passed: number; partial: number; failed: number; notApplicable: number; steps: number; stepsPassed: number; stepsFailed: number; stepsNotApplicable: number; stepsNotRun: number };
+  /** `warnings`: answers that differ only from what the spec assumes (listed under each step; never a failure). */
+  totals: { workflows: number; passed: number; partial: number; failed: number; notApplicable: number; steps: number; stepsPassed: number; stepsFailed: number; stepsNotApplicable: number; stepsNotRun: number; warnings: number };
   /** `nothing-checked`: no step ran (every workflow chosen was not applicable to the target). */
   verdict: 'passed' | 'failed' | 'nothing-checked';
 }
@@ -231,6 +232,7 @@ function report(results: WorkflowResult[], meta: { server: string; target: Workf
       stepsFailed: count(steps, (s) => s.status === 'failed'),
       stepsNotApplicable: count(steps, (s) => s.status === 'not-applicable'),
       stepsNotRun: count(steps, (s) => s.status === 'not-run'),
+      warnings: steps.reduce((sum, s) => sum + s.warnings.length, 0),
     },
     verdict: failed > 0 ? 'failed' : count(steps, (s) => s.status === 'passed') === 0 ? 'nothing-checked' : 'passed',
   };
