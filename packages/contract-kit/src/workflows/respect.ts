@@ -42,7 +42,7 @@ export interface RespectStep {
   stepId: string;
   workflowId: string;
   request?: { method: string; url: string; headers?: Record<string, string>; body?: unknown };
-  response?: { statusCode: number; body?: unknown; headers?: Record<string, string>; time?: number };
+  response?: { statusCode: number; body?: unknown; headers?: Record<string, string>; time?: number; size?: number };
   checks?: RespectCheck[];
   executedSteps?: RespectStep[];
   totalTimeMs?: number;
