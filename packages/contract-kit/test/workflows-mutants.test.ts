@@ -1,7 +1,7 @@
 // The workflows catch bugs: against the kit's mutant sandboxes (test/mutants/: the real sandbox behind a proxy with
 // one injected defect), each workflow that covers a defect fails at the step and criterion named here, and the
 // unmodified sandbox behind the same proxy passes. The rows are what bench/workflow-mutants.ts measured (every
-// workflow against every mutant: 34 of 55 mutants caught, 33 of the 47 the spec makes visible; the table is in
+// workflow against every mutant: 35 of 56 mutants caught, 34 of the 48 the spec makes visible; the table is in
 // bench/WORKFLOW-MUTANTS.md); each row runs its one workflow, to keep the test time moderate.
 import { describe, expect, it } from 'vitest';
 import { workflowsAgainst } from '../bench/workflow-mutants.ts';
@@ -50,6 +50,7 @@ export const WORKFLOW_CATCHES: Row[] = [
   { mutant: "session-key-reuse-updates-amount", workflowId: "checkout-session-key-reuse", stepId: "otherAmountSameKey", criterion: "$response.body#/amount == $steps.firstSession.outputs.amount" },
   { mutant: "recipient-key-reuse-creates", workflowId: "recipient-rules", stepId: "otherRequestCreatedNothing", criterion: "$statusCode >= 200 && $statusCode < 300" },
   { mutant: "unauthorized-429", workflowId: "revoked-key", stepId: "revokedKeyRefused", criterion: "$statusCode != 429" },
+  { mutant: "cards-access-code-swapped", workflowId: "product-disabled", stepId: "cardsOff", criterion: "$response.body#/code == 'cards_api_access_not_enabled'" },
 ];
 
 describe('workflows against mutant sandboxes', () => {

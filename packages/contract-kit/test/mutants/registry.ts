@@ -543,4 +543,11 @@ export const MUTANTS: Mutant[] = [
     visible: true,
     response: (res) => (res.status === 401 ? withJson({ ...res, status: 429 }, (b) => ({ ...b, code: 'rate_limited' })) : res),
   },
+  {
+    name: 'cards-access-code-swapped',
+    caughtBy: ['organization-states'],
+    defect: "a card for an organization without Cards is refused with Checkout's 403 code (api_access_disabled), not cards_api_access_not_enabled",
+    visible: true,
+    response: (res, req) => (is(req, 'POST', CARDS) && codeOf(res) === 'cards_api_access_not_enabled' ? withJson(res, (b) => ({ ...b, code: 'api_access_disabled' })) : res),
+  },
 ];
