@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { startSandbox, type RunningSandbox } from '@payments/sandbox';
 import { httpUrlProblem } from '../args.ts';
 import { admin } from '../client-mode/provision.ts';
-import { loadApi } from '../spec-model.ts';
+import { loadApi, type ApiModel } from '../spec-model.ts';
 import { KeyPool } from '../pacing.ts';
 import { detectTarget, keyRefusal } from '../target.ts';
 import { defaultWorkflowsDir, loadWorkflows, readIndex, type Workflow } from './model.ts';
@@ -86,15 +86,15 @@ async function checkAdmin(adminUrl: string, adminToken: string, timeoutMs: numbe
 }
 
 /** A key the server refuses stops the run before any workflow, by the kit's own test of a refused key (target.ts). */
-async function checkApiKey(server: string, apiKey: string, timeoutMs: number): Promise<void> {
-  const refused = await keyRefusal(loadApi(), { baseUrl: server, timeoutMs }, new KeyPool({ primary: apiKey, maxWaitMs: 0 }));
+async function checkApiKey(api: ApiModel, server: string, apiKey: string, timeoutMs: number): Promise<void> {
+  const refused = await keyRefusal(api, { baseUrl: server, timeoutMs }, new KeyPool({ primary: apiKey, maxWaitMs: 0 }));
   if (refused) throw new WorkflowUsageError(`the server at ${server} refused the API key (${refused}): check --api-key or $PAYMENTS_API_KEY`);
 }
 
-async function whichTarget(options: WorkflowRunOptions, server: string, hasAdmin: boolean, apiKey: string): Promise<'server' | 'prism'> {
+async function whichTarget(api: ApiModel, options: WorkflowRunOptions, server: string, hasAdmin: boolean, apiKey: string): Promise<'server' | 'prism'> {
   if (options.target !== 'auto') return options.target;
   if (hasAdmin) return 'server';
-  return (await detectTarget(loadApi(), { baseUrl: server, timeoutMs: options.timeoutMs }, apiKey)).target;
+  return (await detectTarget(api, { baseUrl: server, timeoutMs: options.timeoutMs }, apiKey)).target;
 }
 
 /** A key-shaped placeholder for Prism, which checks that the header is there, not whose key it is. */
@@ -123,8 +123,9 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     const adminUrl = sandbox?.url ?? options.adminUrl ?? (adminToken ? server : undefined);
     if (!sandbox) await reach(server, {}, options.timeoutMs); // any answer will do: the server is there
     const hasAdmin = adminToken !== undefined && adminUrl !== undefined && (await checkAdmin(adminUrl, adminToken, options.timeoutMs));
-    const target = await whichTarget(options, server, hasAdmin, options.apiKey ?? mockKey());
-    if (options.apiKey && target === 'server') await checkApiKey(server, options.apiKey, options.timeoutMs);
+    const api = loadApi(); // the bundled spec, parsed once per run
+    const target = await whichTarget(api, options, server, hasAdmin, options.apiKey ?? mockKey());
+    if (options.apiKey && target === 'server') await checkApiKey(api, server, options.apiKey, options.timeoutMs);
     let apiKey = options.apiKey;
     if (!apiKey && target === 'prism') apiKey = mockKey();
     if (!apiKey && hasAdmin) {
@@ -134,7 +135,7 @@ export async function runWorkflows(options: WorkflowRunOptions): Promise<Workflo
     if (!apiKey && chosen.some((w) => w.needsApiKey)) throw new WorkflowUsageError('--api-key is needed (or --admin-url and --admin-token, to make an organization and its key)');
     const runId = options.runId ?? `wf${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
     progress(`workflows: ${chosen.length} against ${server} (${sandbox ? 'a fresh sandbox' : target === 'prism' ? "Prism's stateless mock" : hasAdmin ? 'a sandbox, with its admin API' : 'a server, without an admin API'}), run id ${runId}`);
-    const judge = responseJudge(loadApi(), server, target);
+    const judge = responseJudge(api, server, target);
     const context: RunContext = { options, dir, server, adminUrl: hasAdmin ? adminUrl : undefined, adminToken: hasAdmin ? adminToken : undefined, apiKey, runId, target, progress, judge };
     const results = await runAll(chosen, context);
     return report(results, { server, target: sandbox ? 'sandbox' : target, runId, started });
