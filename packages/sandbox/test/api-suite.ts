@@ -715,6 +715,24 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect((await api('GET', '/v1/banking/balance', { key: other.key })).status).toBe(200);
       });
 
+      it('over the limit a GET is refused 429 before anything it would be answered otherwise (no such transfer, Banking off), and journaled so', async () => {
+        // Counted first (pipeline.ts, run()): over the limit nothing else about the request is told.
+        const limit = (loadSpec() as any)['x-rate-limit'].limit as number;
+        const { org, key } = await admin.org();
+        for (let batch = 0; batch < limit / 50; batch++) {
+          const statuses = (await Promise.all(Array.from({ length: 50 }, () => api('GET', '/v1/banking/balance', { key })))).map((r) => r.status);
+          expect(statuses.every((s) => s === 200)).toBe(true);
+        }
+        expectError(await api('GET', '/v1/banking/transfers/trf_missing', { key }), 'rate_limit_exceeded');
+        await admin.update(org.id, { banking: false });
+        expectError(await api('GET', '/v1/banking/balance', { key }), 'rate_limit_exceeded');
+        const { entries } = await admin.req('GET', `/organizations/${org.id}/journal`);
+        expect(entries.slice(-2).map((e: any) => [e.operationId, e.status, e.code])).toEqual([
+          ['getTransfer', 429, 'rate_limit_exceeded'],
+          ['getBankingBalance', 429, 'rate_limit_exceeded'],
+        ]);
+      });
+
       it('a request refused after it was counted (403 product off, 400 invalid body) still counts: the 601st is refused', async () => {
         const limit = (loadSpec() as any)['x-rate-limit'].limit as number;
         const { key } = await admin.org({ checkout: false });
