@@ -3,7 +3,7 @@
 // rule; invalid_request otherwise). Nothing here names a field or a code: both come from the schemas.
 import { deref, isObject, type Json, type JsonObject, type OpenApiDocument, type SpecValidator } from '@payments/spec';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { InvalidAmount, normalizeAmount } from './money.ts';
+import { heldExactly, InvalidAmount, normalizeAmount, plainDecimal } from './money.ts';
 
 export const INVALID_REQUEST = 'invalid_request';
 
@@ -35,6 +35,26 @@ export function bodyValidation(doc: OpenApiDocument, validator: SpecValidator): 
     validatorFor: (operationId, bodySchema) => exactDecimals(doc, validator, operationId, bodySchema, validator.compile(bodySchema)),
     refusal: (bodySchema, data, errors) => bodyRefusal(doc, branchValidator, bodySchema, data, errors),
   };
+}
+
+/** Each JSON number no double holds exactly, as its plain decimal text, by the object and key it was read into (readJson). */
+const inexactNumbers = new WeakMap<object, Map<string, string>>();
+
+/**
+ * JSON.parse, noting each number that no double holds exactly with the decimal it was sent as: 99999999999999.99
+ * parses to the double that prints 99999999999999.98, and 37.45000000000000001 to 37.45. A decimal field
+ * (exactDecimals) is then judged by that text, as the document means: "37.45" equals 37.45, and an amount has
+ * at most two decimal places. `context.source` is Node 22's and later's.
+ */
+export function readJson(text: string): unknown {
+  return JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value === 'number' && context?.source !== undefined && !heldExactly(context.source, value)) {
+      let texts = inexactNumbers.get(this);
+      if (!texts) inexactNumbers.set(this, (texts = new Map()));
+      texts.set(key, plainDecimal(context.source) ?? context.source);
+    }
+    return value;
+  });
 }
 
 /** Follows $ref and single-entry allOf wrappers, collecting the first x-error-code met on the way. */
@@ -117,8 +137,9 @@ function bodyRefusal(
 
 /**
  * The body validator, exact on decimal fields (a number schema with `multipleOf`, e.g. the spec's Amount).
- * The spec's validator reads a JSON number by its shortest round-trip decimal (String(n), @payments/spec's
- * decimal.ts); here that decimal must also have a canonical form the sandbox can store and answer
+ * A number no double holds exactly is first put back as the decimal it was sent as (readJson), a string; any
+ * other the spec's validator reads by its shortest round-trip decimal (String(n), @payments/spec's
+ * decimal.ts). Here that decimal must also have a canonical form the sandbox can store and answer
  * (money.ts, integer cents) that is itself valid for the field (e.g. within the string form's length), as
  * every response is checked against the spec. A refusal is an error at the field's path, so the field's
  * code applies (bodyErrorCode).
@@ -134,6 +155,12 @@ function exactDecimals(doc: OpenApiDocument, validator: SpecValidator, operation
   });
   if (fields.length === 0) return compiled;
   const validate = ((data: unknown) => {
+    // A number no double holds is judged, and kept, as the decimal text it was sent as (readJson).
+    const texts = isObject(data) ? inexactNumbers.get(data) : undefined;
+    for (const { name } of texts ? fields : []) {
+      const text = texts!.get(name);
+      if (text !== undefined) (data as JsonObject)[name] = text;
+    }
     const ok = compiled(data);
     validate.errors = ok ? null : saidPlainly(compiled.errors ?? [], data, fields.map((f) => f.name));
     if (!ok || !isObject(data)) return ok;

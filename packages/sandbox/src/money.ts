@@ -7,22 +7,41 @@
 export class InvalidAmount extends Error {}
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-const NUMBER = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/; // String(n) of a finite non-negative number
+const NUMBER = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/; // String(n) of a finite non-negative number, or a JSON number's text without its sign (lower case)
+
+/** The whole and fraction digits of a number's decimal text (String(n), or a JSON number without its sign), the exponent applied; undefined for any other text. */
+function decimalDigits(text: string): { whole: string; fraction: string } | undefined {
+  const m = NUMBER.exec(text.toLowerCase());
+  if (!m) return undefined;
+  // Shift the decimal point by the exponent, on the digits.
+  const digits = `${m[1]}${m[2] ?? ''}`;
+  const point = m[1]!.length + Number(m[3] ?? 0);
+  const padded = point > digits.length ? digits.padEnd(point, '0') : point < 0 ? `${'0'.repeat(-point)}${digits}` : digits;
+  const at = Math.max(point, 0);
+  return { whole: padded.slice(0, at).replace(/^0+(?=\d)/, '') || '0', fraction: padded.slice(at).replace(/0+$/, '') };
+}
+
+/** The plain decimal spelling of a JSON number's text ("1E2" → "100", "37.450" → "37.45", "-5e-1" → "-0.5"), or undefined for other text. */
+export function plainDecimal(jsonText: string): string | undefined {
+  const negative = jsonText.startsWith('-');
+  const digits = decimalDigits(negative ? jsonText.slice(1) : jsonText);
+  return digits && `${negative ? '-' : ''}${digits.whole}${digits.fraction ? `.${digits.fraction}` : ''}`;
+}
+
+/**
+ * Whether the double a JSON number's text parsed to is exactly that number: not so when it is only the
+ * nearest double (99999999999999.99 parses to the one that prints 99999999999999.98, 37.45000000000000001 to 37.45).
+ */
+export const heldExactly = (jsonText: string, parsed: number): boolean => Number.isFinite(parsed) && plainDecimal(jsonText) === plainDecimal(String(parsed));
 
 /** Integer cents of an amount: a decimal string with at most two decimals, or a JSON number (via String(n)). */
 export function toCents(amount: unknown): bigint {
   let whole: string;
   let fraction: string;
   if (typeof amount === 'number') {
-    const m = Number.isFinite(amount) && amount >= 0 ? NUMBER.exec(String(amount)) : null;
-    if (!m) throw new InvalidAmount(`${String(amount)} is not a decimal amount`);
-    // Shift the decimal point by the exponent, on the digits.
-    const digits = `${m[1]}${m[2] ?? ''}`;
-    const point = m[1]!.length + Number(m[3] ?? 0);
-    const padded = point > digits.length ? digits.padEnd(point, '0') : point < 0 ? `${'0'.repeat(-point)}${digits}` : digits;
-    const at = Math.max(point, 0);
-    whole = padded.slice(0, at) || '0';
-    fraction = padded.slice(at).replace(/0+$/, '');
+    const digits = Number.isFinite(amount) && amount >= 0 ? decimalDigits(String(amount)) : undefined;
+    if (!digits) throw new InvalidAmount(`${String(amount)} is not a decimal amount`);
+    ({ whole, fraction } = digits);
   } else if (typeof amount === 'string') {
     const m = DECIMAL.exec(amount);
     if (!m) throw new InvalidAmount(`${JSON.stringify(amount)} is not a decimal amount`);

@@ -304,6 +304,25 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expectError(await transfer(key, b.id, '20.00', idem), 'banking_transfer_idempotency_conflict');
       });
 
+      it('an amount sent as a JSON number is read as the decimal it was written as, beyond what a double holds', async () => {
+        // 99999999999999.99 parses to the double that prints …98, and 37.45000000000000001 to 37.45 (QA, 2026-11-28).
+        const { key } = await admin.org();
+        const recipient = (await api('POST', '/v1/banking/recipients', { key, idem: unique('ach'), body: { rail: 'usd_ach', nickname: unique('Exact') } })).body; // no PIX quote range
+        const raw = (amount: string, idem: string) =>
+          api('POST', '/v1/banking/transfers', { key, idem, raw: `{"recipientId":${JSON.stringify(recipient.id)},"amount":${amount}}`, headers: { 'content-type': 'application/json' } });
+        const idem = unique('exact');
+        const created = await raw('99999999999999.99', idem);
+        expect(created.status, created.text).toBe(201);
+        expect(created.body.amount).toBe('99999999999999.99');
+        const asString = await transfer(key, recipient.id, '99999999999999.99', idem); // the same amount: a replay, not a conflict
+        expect(asString.status, asString.text).toBe(201);
+        expect(asString.body).toEqual(created.body);
+        expect((await raw('9999999999999999e-2', unique('exact'))).body.amount).toBe('99999999999999.99');
+        expectError(await raw('37.45000000000000001', unique('exact')), 'invalid_request');
+        expectError(await api('POST', '/v1/checkout/sessions', { key, idem: unique('exact-session'), raw: '{"amount":37.45000000000000001}', headers: { 'content-type': 'application/json' } }), 'invalid_checkout_session_amount');
+        expect((await raw('37.450', unique('exact'))).body.amount).toBe('37.45'); // the same decimal, other digits: still a number
+      });
+
       it('a temporary 503 leaves the attempt unresolved; the retry with the same key resolves it', async () => {
         const { org, key } = await admin.org();
         const recipient = await pixRecipient(key);

@@ -1,7 +1,7 @@
 // money.ts: exact integer cents (BigInt) from decimal strings and JSON numbers, and back, at any size.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidAmount, fromCents, normalizeAmount, toCents } from '../src/money.ts';
+import { InvalidAmount, fromCents, heldExactly, normalizeAmount, plainDecimal, toCents } from '../src/money.ts';
 
 describe('money: exact cents', () => {
   it('keeps every digit of amounts beyond 2^53 cents', () => {
@@ -26,6 +26,25 @@ describe('money: exact cents', () => {
     ] as const) {
       expect(normalizeAmount(n), String(n)).toBe(text);
     }
+  });
+
+  it('tells a JSON number text a double holds exactly from one it only rounds to (heldExactly), and spells it plainly', () => {
+    for (const [text, held] of [
+      ['37.45', true],
+      ['37.450', true],
+      ['1E2', true],
+      ['1e+21', true],
+      ['-0.5', true],
+      ['0.07', true],
+      ['99999999999999.99', false],
+      ['37.45000000000000001', false],
+      ['9007199254740993', false],
+      ['1e400', false],
+    ] as const) {
+      expect(heldExactly(text, JSON.parse(text) as number), text).toBe(held);
+    }
+    expect(heldExactly('5', -5)).toBe(false);
+    expect(['1E2', '37.450', '-5e-1', '9999999999999999e-2', '12'].map(plainDecimal)).toEqual(['100', '37.45', '-0.5', '99999999999999.99', '12']);
   });
 
   it('refuses anything that is not a decimal with at most two decimal places', () => {

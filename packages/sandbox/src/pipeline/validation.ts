@@ -2,6 +2,7 @@
 // spec's schemas (Ajv), each violation answered with the field's x-error-code or invalid_request.
 import type { IncomingMessage } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
+import { readJson } from '../body-validation.ts';
 import { Failure } from '../failure.ts';
 import { utf8Text } from '../http.ts';
 
@@ -33,7 +34,7 @@ function parseJson(raw: Buffer): unknown {
   const text = utf8Text(raw); // bytes that are not UTF-8 are refused, never stored as U+FFFD
   if (text === undefined) throw new Failure('invalid_request', 'Request body is not valid UTF-8.');
   try {
-    return JSON.parse(text);
+    return readJson(text);
   } catch {
     throw new Failure('invalid_request', 'Request body is not valid JSON.');
   }

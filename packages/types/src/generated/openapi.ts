@@ -300,7 +300,7 @@ export type components = {
         };
         /**
          * Amount
-         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it prints as (its shortest round-trip text), or send the string form.
+         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it is written as (99999999999999.99 is not the double nearest to it, which prints 99999999999999.98, and 37.45000000000000001 has more than two decimal places however a double rounds it), or send the string form.
          * @example 37.45
          * @example 37.45
          * @example 1000
