@@ -17,6 +17,7 @@ import { judgeRefusal } from '../src/probes/auth.ts';
 import { run, UsageError } from '../src/run.ts';
 import { assumedReasonOf, loadApi, locate, VALIDATION_CODE } from '../src/spec-model.ts';
 import type { Report } from '../src/types.ts';
+import type { Json } from '@payments/spec';
 import { check, describeFailures } from './support.ts';
 
 const api = loadApi();
@@ -201,11 +202,12 @@ describe('6: USD ACH and USD Wire recipients, whose account fields the document 
   const bodyPointer = recipients.body!.schemaPointer;
   const validBody = api.validator.compile({ $ref: bodyPointer });
   const validKey = api.validator.compile({ $ref: recipients.idempotencyKey!.schemaPointer });
-  // Each rail's create variant, read from the spec: its `rail` const and its own x-assumed reason (if any).
+  // Each rail's create variant, read from the spec: its `rail` const and the x-assumed reason on its unnamed
+  // fields (`additionalProperties`), if any.
   const root = locate(api.doc, { $ref: bodyPointer }, bodyPointer)!;
   const variants = (root.node.oneOf as { $ref: string }[]).map((branch) => {
-    const node = locate(api.doc, branch, branch.$ref)!.node as { properties: { rail: { const: string } } };
-    return { rail: node.properties.rail.const, reason: assumedReasonOf(node) };
+    const node = locate(api.doc, branch, branch.$ref)!.node as { properties: { rail: { const: string } }; additionalProperties?: Json };
+    return { rail: node.properties.rail.const, reason: assumedReasonOf(node.additionalProperties) };
   });
   const reasonOf = (rail: string) => variants.find((v) => v.rail === rail)?.reason;
   const ACCOUNT = 'accountNumber'; // the server's own field, one the contract cannot name

@@ -7,7 +7,7 @@
 import { isObject, resolvePointer, type Json } from '@payments/spec';
 import type { KitContext } from '../context.ts';
 import { contentTypeOf, essence, parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
-import { documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
+import { assumedReasonOf, documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type Located, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
 import { assumedCodeReason, checkResponse, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
 
@@ -143,21 +143,26 @@ export function checkAnswerToValid(ctx: KitContext, op: OperationModel, response
 /**
  * Why a refusal of a spec-valid body may be the server's rule on fields the contract cannot name: the body's
  * schema, or the oneOf branch the body matches, is x-assumed as a whole ("the request body of POST /v1/cards is
- * not shown; an open JSON object is the only honest contract"; a USD ACH or Wire recipient, whose account fields
- * are not shown). The `valid` and `coverage` checks both read it here, so the same refusal is judged the same way
- * in both.
+ * not shown; an open JSON object is the only honest contract"), or its other properties are (a USD ACH or Wire
+ * recipient, whose account fields are not shown: the mark sits on `additionalProperties`, so that a body's
+ * named fields are still checked). The `valid` and `coverage` checks both read it here, so the same refusal is
+ * judged the same way in both.
  */
 export function bodyAssumedReason(ctx: KitContext, op: OperationModel, body: Json | undefined): string | undefined {
   if (!op.body) return undefined;
   const root = locate(ctx.api.doc, resolvePointer(ctx.api.doc, op.body.schemaPointer), op.body.schemaPointer);
-  if (!root || root.assumedReason || !Array.isArray(root.node.oneOf) || body === undefined) return root?.assumedReason;
+  if (!root || root.assumedReason || !Array.isArray(root.node.oneOf) || body === undefined) return root && assumedAsAWhole(root);
   for (const [i, branch] of root.node.oneOf.entries()) {
     const pointer = `${root.pointer}/oneOf/${i}`;
     if (ctx.api.validator.compile({ $ref: pointer })(body) !== true) continue;
-    return locate(ctx.api.doc, branch, pointer)?.assumedReason;
+    const matched = locate(ctx.api.doc, branch, pointer);
+    return matched && assumedAsAWhole(matched);
   }
   return undefined;
 }
+
+/** A schema's own x-assumed reason, else that of its unnamed properties (`additionalProperties`). */
+const assumedAsAWhole = (schema: Located): string | undefined => schema.assumedReason ?? assumedReasonOf(schema.node.additionalProperties);
 
 /** What a mutated request broke: its description, the code the rejection must carry, and whether the broken
  *  constraint is only an x-assumed one (then acceptance or another code is a warning with the reason). */
