@@ -343,6 +343,11 @@ const groups: Record<string, Case[]> = {
       ],
     },
     {
+      name: 'an additionalProperties schema of annotations only (a description, an x-assumed mark) is as open as true',
+      change: (d) => (thingCreate(d).additionalProperties = { description: 'Fields not shown.', 'x-assumed': true, 'x-assumed-reason': 'not shown' }),
+      expected: [],
+    },
+    {
       name: 'removed validation keywords in a request are not breaking',
       change: (d) => delete thingCreate(d).properties.email.format,
       expected: [['request-constraint-removed', `${S}/ThingCreate/properties/email/format`, 'old', false]],

@@ -8,15 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { capabilitiesOf } from '../src/capabilities.ts';
-import { expectAccepted } from '../src/checks/expectations.ts';
+import { bodyAssumedReason, checkAnswerToValid, expectAccepted } from '../src/checks/expectations.ts';
 import { checkResponse } from '../src/checks/response.ts';
 import { createContext } from '../src/context.ts';
 import { CoverageRecorder, unexercised, unexercisedAssumed } from '../src/coverage.ts';
 import type { Exchange, HttpResponse } from '../src/http.ts';
 import { judgeRefusal } from '../src/probes/auth.ts';
 import { run, UsageError } from '../src/run.ts';
-import { loadApi, VALIDATION_CODE } from '../src/spec-model.ts';
+import { assumedReasonOf, loadApi, locate, VALIDATION_CODE } from '../src/spec-model.ts';
 import type { Report } from '../src/types.ts';
+import type { Json } from '@payments/spec';
 import { check, describeFailures } from './support.ts';
 
 const api = loadApi();
@@ -193,5 +194,97 @@ describe('5: a wrong --api-key against a server that answers 403', () => {
       (url) => kit(url, ['getBankingBalance'], ['valid']),
     );
     expect(report.checks.map((c) => c.id)).toEqual(['getBankingBalance/valid']);
+  });
+});
+
+describe('6: USD ACH and USD Wire recipients, whose account fields the document does not show', () => {
+  const recipients = op('createRecipient');
+  const bodyPointer = recipients.body!.schemaPointer;
+  const validBody = api.validator.compile({ $ref: bodyPointer });
+  const validKey = api.validator.compile({ $ref: recipients.idempotencyKey!.schemaPointer });
+  // Each rail's create variant, read from the spec: its `rail` const and the x-assumed reason on its unnamed
+  // fields (`additionalProperties`), if any.
+  const root = locate(api.doc, { $ref: bodyPointer }, bodyPointer)!;
+  const variants = (root.node.oneOf as { $ref: string }[]).map((branch) => {
+    const node = locate(api.doc, branch, branch.$ref)!.node as { properties: { rail: { const: string } }; additionalProperties?: Json };
+    return { rail: node.properties.rail.const, reason: assumedReasonOf(node.additionalProperties) };
+  });
+  const reasonOf = (rail: string) => variants.find((v) => v.rail === rail)?.reason;
+  const ACCOUNT = 'accountNumber'; // the server's own field, one the contract cannot name
+
+  it('the spec marks the ACH and Wire variants x-assumed for their unnamed account fields, not the PIX one', () => {
+    expect(reasonOf('usd_ach')).toMatch(/account fields/);
+    expect(reasonOf('usd_wire')).toMatch(/account fields/);
+    expect(reasonOf('brl_pix')).toBeUndefined();
+  });
+
+  /**
+   * A server that follows the spec, except that it requires `accountNumber` on the rails in `needsAccount`
+   * (400 invalid_request without it): an unsupported rail gets recipient_rail_unsupported, a body the spec
+   * refuses invalid_request, a key is replayed with its original answer.
+   */
+  function recipientServer(needsAccount: string[]): Handler {
+    const replies = new Map<string, { status: number; body: unknown }>();
+    let next = 0;
+    return (req, text) => {
+      if (isRead(req)) return { status: 200, body: { available: [] } };
+      const key = req.headers['idempotency-key'];
+      if (typeof key !== 'string' || validKey(key) !== true) return { status: generic.status, body: error(VALIDATION_CODE, 'Idempotency-Key is invalid.') };
+      const earlier = replies.get(key);
+      if (earlier) return earlier;
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        return { status: generic.status, body: error(VALIDATION_CODE, 'Malformed JSON.') };
+      }
+      if (body !== null && typeof body === 'object' && 'rail' in body && !variants.some((v) => v.rail === body.rail)) {
+        return { status: 400, body: error('recipient_rail_unsupported', 'Unsupported rail.') };
+      }
+      if (validBody(body) !== true) {
+        const address = (validBody.errors ?? []).some((e) => e.instancePath.startsWith('/destinationAddress'));
+        return { status: 400, body: address ? error('invalid_destination_address') : error(VALIDATION_CODE, 'The body is invalid.') };
+      }
+      if (needsAccount.includes(String(body.rail)) && typeof body[ACCOUNT] !== 'string') {
+        return { status: generic.status, body: error(VALIDATION_CODE, `${ACCOUNT} is required for ${String(body.rail)} recipients.`) };
+      }
+      const reply = { status: 201, body: { id: `rcp_${++next}`, nickname: body.nickname, rail: body.rail, ...('pixKey' in body ? { pixKey: body.pixKey } : {}), active: true, idempotencyKey: key } };
+      replies.set(key, reply);
+      return reply;
+    };
+  }
+  const CHECKS = ['valid', 'coverage', 'idempotent-replay', 'concurrent-key'];
+
+  it('refusing an ACH or Wire body without accountNumber (400 invalid_request) is a warning naming the variant’s reason', { timeout: 60_000 }, async () => {
+    const report = await withServer(recipientServer(['usd_ach', 'usd_wire']), (url) => kit(url, ['createRecipient'], CHECKS));
+    expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id), describeFailures(report)).toEqual([]);
+    const refusals = report.checks.flatMap((c) => c.warnings.filter((w) => w.rule === 'valid-rejected').map((w) => ({ check: c.id, ...w })));
+    // The coverage phase sends the spec's ACH example as is; `valid` may generate either rail.
+    expect(refusals.filter((w) => w.check === 'createRecipient/coverage').map((w) => w.assumedReason)).toContain(reasonOf('usd_ach'));
+    expect(refusals.some((w) => w.check === 'createRecipient/valid')).toBe(true);
+    for (const w of refusals) {
+      expect([reasonOf('usd_ach'), reasonOf('usd_wire')], w.message).toContain(w.assumedReason);
+      expect(w.message).toContain(VALIDATION_CODE);
+    }
+  });
+
+  it('the same refusal of a valid PIX body (its fields are named) still fails `valid` and `coverage`', { timeout: 60_000 }, async () => {
+    const report = await withServer(recipientServer(['brl_pix', 'usd_ach', 'usd_wire']), (url) => kit(url, ['createRecipient'], ['valid', 'coverage']));
+    const failed = report.checks.flatMap((c) => c.failures.filter((f) => f.rule === 'valid-rejected').map((f) => ({ check: c.id, ...f })));
+    expect(new Set(failed.map((f) => f.check))).toEqual(new Set(['createRecipient/valid', 'createRecipient/coverage']));
+    expect(failed.every((f) => /brl_pix/.test(f.message)), describeFailures(report)).toBe(true);
+  });
+
+  it('a 5xx, a refusal without a code or with a code meaning something else, and a wrong success body still fail', () => {
+    const ach = { rail: 'usd_ach', nickname: 'Acme Supplies LLC' };
+    const reason = bodyAssumedReason(ctx, recipients, ach);
+    expect(reason).toBe(reasonOf('usd_ach'));
+    expect(judged(expectAccepted(ctx, recipients, exchange(500, error(VALIDATION_CODE)), reason))).toEqual([['failure', 'server-error']]);
+    expect(judged(expectAccepted(ctx, recipients, exchange(generic.status, { error: `${ACCOUNT} is required.` }), reason))).toEqual([['failure', 'valid-rejected']]);
+    const elsewhere = stated('createCheckoutSession'); // a stated code of another operation, e.g. invalid_checkout_session_amount
+    expect(judged(expectAccepted(ctx, recipients, exchange(elsewhere.status, error(elsewhere.code)), reason))).toEqual([['failure', 'valid-rejected']]);
+    const request = { method: 'POST', path: recipients.path, headers: {}, body: JSON.stringify(ach) };
+    const noNickname = exchange(201, { id: 'rcp_1', rail: 'usd_ach' }).response!;
+    expect(judged(checkAnswerToValid(ctx, recipients, noNickname, request))).toContainEqual(['failure', 'body-schema']);
   });
 });

@@ -391,6 +391,7 @@ function openness(doc: Doc, slot: Slot | undefined): 'any' | 'none' | 'schema' {
   if (!slot) return 'any';
   const { value } = doc.resolve(slot.value, slot.pointer);
   if (value === false) return 'none';
-  if (value === true || (isObject(value) && Object.keys(value).length === 0)) return 'any';
+  // {} accepts anything, and so does a schema of annotations only (a description, an x-assumed mark).
+  if (value === true || (isObject(value) && Object.keys(value).every((k) => k.startsWith('x-') || ANNOTATIONS.has(k)))) return 'any';
   return 'schema';
 }

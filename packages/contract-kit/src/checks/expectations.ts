@@ -7,7 +7,7 @@
 import { isObject, resolvePointer, type Json } from '@payments/spec';
 import type { KitContext } from '../context.ts';
 import { contentTypeOf, essence, parseJson, type Exchange, type HttpRequest, type HttpResponse } from '../http.ts';
-import { documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type OperationModel } from '../spec-model.ts';
+import { assumedReasonOf, documentedResponse, isJsonMedia, locate, VALIDATION_CODE, type Located, type OperationModel } from '../spec-model.ts';
 import type { Finding } from '../types.ts';
 import { assumedCodeReason, checkResponse, errorCodeOf, formatErrors, isPrismProblem, label, snippet, type StatusHint } from './response.ts';
 
@@ -64,8 +64,12 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
   const code = errorCodeOf(response);
   let message: string | undefined;
   let genericReason: string | undefined;
+  // Whether the answer is a validation refusal (the spec's invalid_request, or a generic one): what a field the
+  // contract cannot name would draw. Only such a refusal can rest on the body's own assumption.
+  let validation = false;
   if ((response.status === 400 || response.status === 422) && code === VALIDATION_CODE) {
     message = `${at}: a request that is valid per the spec was rejected as ${VALIDATION_CODE}: ${snippet(response.text)}`;
+    validation = true;
   } else if (code !== undefined && op.schemaOnlyCodes.has(code)) {
     // A code the spec sets with x-error-code on a schema node it states fully: only a schema violation earns it.
     const where = op.schemaCodes.get(code)?.pointers.join(', ') ?? '';
@@ -73,13 +77,15 @@ export function expectAccepted(ctx: KitContext, op: OperationModel, ex: Exchange
   } else if (response.status !== 429 && !op.codes.get(response.status)?.has(code ?? '')) {
     // Positive data may meet a documented domain refusal (404 recipient_not_found…), nothing else.
     genericReason = genericRefusalReason(ctx, op, response.status, code);
+    validation = genericReason !== undefined;
     message = genericReason
       ? `${at}: a request that is valid per the spec was refused with ${code}, a generic refusal: the provider's document names no status or code for one (the spec only assumes ${genericRefusalStatus(ctx, op)} ${VALIDATION_CODE}), so the kit cannot tell a server bug from a rule the document does not show (a field it does not name, a tighter bound); body ${snippet(response.text)}`
       : `${at}: a request that is valid per the spec was refused with ${code ?? 'no code'}, which is not a refusal the spec documents for ${op.operationId} at ${response.status}: ${snippet(response.text)}`;
   }
   if (message === undefined) return [];
-  // The body's own reason first: it says which part of the contract the server may know more about.
-  const assumedReason = bodyAssumedReason ?? genericReason;
+  // The body's own reason first: it says which part of the contract the server may know more about. A
+  // refusal without a code, or with a code that means something else, is no answer about an unnamed field.
+  const assumedReason = validation ? (bodyAssumedReason ?? genericReason) : undefined;
   if (assumedReason) return [{ severity: 'warning', rule: 'valid-rejected', message, assumedReason }];
   return [{ severity: 'failure', rule: 'valid-rejected', message }];
 }
@@ -137,20 +143,26 @@ export function checkAnswerToValid(ctx: KitContext, op: OperationModel, response
 /**
  * Why a refusal of a spec-valid body may be the server's rule on fields the contract cannot name: the body's
  * schema, or the oneOf branch the body matches, is x-assumed as a whole ("the request body of POST /v1/cards is
- * not shown; an open JSON object is the only honest contract"). The `valid` and `coverage` checks both read it
- * here, so the same refusal is judged the same way in both.
+ * not shown; an open JSON object is the only honest contract"), or its other properties are (a USD ACH or Wire
+ * recipient, whose account fields are not shown: the mark sits on `additionalProperties`, so that a body's
+ * named fields are still checked). The `valid` and `coverage` checks both read it here, so the same refusal is
+ * judged the same way in both.
  */
 export function bodyAssumedReason(ctx: KitContext, op: OperationModel, body: Json | undefined): string | undefined {
   if (!op.body) return undefined;
   const root = locate(ctx.api.doc, resolvePointer(ctx.api.doc, op.body.schemaPointer), op.body.schemaPointer);
-  if (!root || root.assumedReason || !Array.isArray(root.node.oneOf) || body === undefined) return root?.assumedReason;
+  if (!root || root.assumedReason || !Array.isArray(root.node.oneOf) || body === undefined) return root && assumedAsAWhole(root);
   for (const [i, branch] of root.node.oneOf.entries()) {
     const pointer = `${root.pointer}/oneOf/${i}`;
     if (ctx.api.validator.compile({ $ref: pointer })(body) !== true) continue;
-    return locate(ctx.api.doc, branch, pointer)?.assumedReason;
+    const matched = locate(ctx.api.doc, branch, pointer);
+    return matched && assumedAsAWhole(matched);
   }
   return undefined;
 }
+
+/** A schema's own x-assumed reason, else that of its unnamed properties (`additionalProperties`). */
+const assumedAsAWhole = (schema: Located): string | undefined => schema.assumedReason ?? assumedReasonOf(schema.node.additionalProperties);
 
 /** What a mutated request broke: its description, the code the rejection must carry, and whether the broken
  *  constraint is only an x-assumed one (then acceptance or another code is a warning with the reason). */
