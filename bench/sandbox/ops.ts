@@ -25,7 +25,7 @@ export const opLabel: Record<OpId, string> = {
   'transfer-replay': 'POST transfer, replay',
 };
 
-export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'postgres-pool-8', 'postgres-pool-32', 'candidate-sqlite', 'candidate-postgres', 'prism', 'bare'] as const;
+export const SERVERS = ['sandbox-sqlite', 'sandbox-postgres', 'sandbox-postgres-x2', 'postgres-pool-8', 'postgres-pool-32', 'postgres-socket', 'candidate-sqlite', 'candidate-postgres', 'prism', 'bare'] as const;
 /** --pool-sweep: the same sandbox on PostgreSQL with other pool sizes, in the same rounds as sandbox-postgres. */
 export const POOL_SWEEP = { 'postgres-pool-8': 8, 'postgres-pool-32': 32 } as const;
 export type ServerId = (typeof SERVERS)[number];
@@ -35,6 +35,7 @@ export const serverLabel: Record<ServerId, string> = {
   'sandbox-postgres-x2': 'two sandbox processes on one PostgreSQL database, connections split between them',
   'postgres-pool-8': 'sandbox-postgres with a pool of 8 connections (--pool-sweep), a database of its own',
   'postgres-pool-32': 'sandbox-postgres with a pool of 32 connections (--pool-sweep), a database of its own',
+  'postgres-socket': "sandbox-postgres over the cluster's Unix socket instead of TCP on 127.0.0.1 (--pg-socket), a database of its own",
   'candidate-sqlite': 'a scratch copy of the sandbox (--candidate), node:sqlite (file): informational',
   'candidate-postgres': 'the scratch copy on PostgreSQL (--candidate with --candidate-postgres), a database of its own: informational',
   prism: 'Prism mock (stateless)',

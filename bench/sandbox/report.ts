@@ -221,10 +221,10 @@ export function candidateTable(rows: Rows, pairs: readonly (readonly [ServerId, 
 }
 
 /** --pool-sweep: each pool size against sandbox-postgres (the default pool), round by round. */
-export function poolSweepTable(rows: Rows): string {
-  const pools: ServerId[] = ['postgres-pool-8', 'sandbox-postgres', 'postgres-pool-32'];
+/** `servers` (sandbox-postgres among them) side by side per operation: each one's same-round ratio over sandbox-postgres. */
+export function overPostgresTable(rows: Rows, servers: readonly ServerId[]): string {
   const body = (['transfer-new', 'transfer-uuid', 'transfer-replay', 'balance'] as const).flatMap((op) =>
-    pools.map((server) => {
+    servers.map((server) => {
       const results = rows.get(rowKey(op, server)) ?? [];
       return [
         opLabel[op],

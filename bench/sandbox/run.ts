@@ -26,7 +26,9 @@
 // own; a table of its same-round ratios over the sandbox closes the report; --candidate-no-compile-cache runs it
 // with Node's compile cache off, e.g. packages/sandbox/dist/sandbox.js as an installed package runs), --skip-postgres, --pg-pool N (connections per PostgreSQL sandbox's
 // pool; the store's default otherwise), --pool-sweep (two more PostgreSQL sandboxes, pools of 8 and 32, in the
-// same rounds as sandbox-postgres; a table of same-round ratios against it), --log (the sandbox writes its JSON request log
+// same rounds as sandbox-postgres; a table of same-round ratios against it), --pg-socket (one more PostgreSQL
+// sandbox, connected over the cluster's Unix socket instead of TCP; a table of same-round ratios against
+// sandbox-postgres), --log (the sandbox writes its JSON request log
 // to a file, as npm start does to stderr; off by default), --budget-s N (give up after N s), --strict (exit
 // 1 when a verdict FAILs). Tables and verdicts on stdout, progress on stderr. The SQLite files and the
 // PostgreSQL cluster live under the system's temp folder (the SQLite one is printed at the start):
@@ -53,7 +55,7 @@ import {
   balanceScaleVerdict,
   candidateTable,
   ceilingTable,
-  poolSweepTable,
+  overPostgresTable,
   embeddedVerdict,
   legend,
   medianRps,
@@ -94,6 +96,7 @@ const { values: args } = parseArgs({
     'skip-postgres': { type: 'boolean', default: false },
     'pg-pool': { type: 'string' },
     'pool-sweep': { type: 'boolean', default: false },
+    'pg-socket': { type: 'boolean', default: false },
     log: { type: 'boolean', default: false },
     'budget-s': { type: 'string' },
     'wait-quiet-s': { type: 'string', default: '0' },
@@ -555,6 +558,13 @@ try {
         targets.push(await startSandboxTarget(id, { databaseUrl: await pg.createDatabase(id.replaceAll('-', '_')) }, { dbParent: postmasterOf(pg), poolSize }));
       }
     }
+    if (args['pg-socket']) {
+      // node-postgres reads a socket folder from `host` in the query (the socket's name carries the port), the
+      // user too: `postgres:///db?…`, a URL the sandbox's --database-url also takes.
+      const database = new URL(await pg.createDatabase('sandbox_socket')).pathname;
+      const socketUrl = `postgres://${database}?host=${encodeURIComponent(pg.dir)}&port=${pg.port}&user=postgres`;
+      targets.push(await startSandboxTarget('postgres-socket', { databaseUrl: socketUrl }, { dbParent: postmasterOf(pg) }));
+    }
   }
   let candidateTarget: Target | undefined;
   if (candidate) {
@@ -631,7 +641,10 @@ try {
 
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
   if (args['pool-sweep'] && pgTarget) {
-    out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${poolSweepTable(rows)}\n`);
+    out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${overPostgresTable(rows, ['postgres-pool-8', 'sandbox-postgres', 'postgres-pool-32'])}\n`);
+  }
+  if (args['pg-socket'] && pgTarget) {
+    out(`\nPostgreSQL over its Unix socket, same rounds: req/s over sandbox-postgres's (TCP on 127.0.0.1) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above (server and PostgreSQL)\n\n${overPostgresTable(rows, ['sandbox-postgres', 'postgres-socket'])}\n`);
   }
   if (ceiling) {
     out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it; beside it, the floor under a POST: its transaction's statements (those on its own connection: the caller and rate-limit statements before them are shared by a turn's requests under load) sent by node-postgres from one Node.js process with nothing else, no HTTP, no load generator (pg-driver-floor.ts), and the CPU per transaction of that process and of PostgreSQL\n\n${ceilingTable(rows, servers, ceiling)}\n`);

@@ -136,8 +136,11 @@ function postgresUrlProblem(url: string): string | undefined {
   return ['postgres:', 'postgresql:'].includes(parsed.protocol) ? undefined : `must be a PostgreSQL URL (postgres://user:password@host:port/database), not ${parsed.protocol}//…`;
 }
 
+/** Where a URL points: host:port, or the Unix socket folder node-postgres reads from `?host=/…`. */
 const hostOf = (url: string): string => {
-  const { hostname, port } = new URL(url);
+  const { hostname, port, searchParams } = new URL(url);
+  const socketFolder = searchParams.get('host');
+  if (socketFolder?.startsWith('/')) return `the Unix socket in ${socketFolder}`;
   return `${hostname || 'localhost'}:${port || 5432}`;
 };
 

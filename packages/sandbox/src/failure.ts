@@ -20,11 +20,12 @@ export class Failure extends Error {
  * after COMMIT was sent, and the retry then replays what committed.
  */
 export function databaseUnavailable(err: unknown): Failure | undefined {
-  const e = err as { code?: unknown; message?: unknown } | null;
+  const e = err as { code?: unknown; message?: unknown; syscall?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   const unreachable =
     /^(57P0[123]|08...)$/.test(code) || // PostgreSQL: shutting down, crashed, starting up; connection exceptions
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
+    (code === 'ENOENT' && e?.syscall === 'connect') || // its Unix socket is gone (the server stopped or restarts)
     /Connection terminated|not queryable|timeout exceeded when trying to connect/.test(String(e?.message ?? ''));
   return unreachable ? new Failure('temporarily_unavailable', 'The sandbox cannot reach its database right now. Retry later (a POST with the same Idempotency-Key: its outcome is unresolved until then).') : undefined;
 }

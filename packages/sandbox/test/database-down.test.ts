@@ -9,13 +9,17 @@ import { adminOf, call, UUID } from './support.ts';
 
 let pg: ThrowawayPostgres;
 let sandbox: RunningSandbox;
+/** The same database over the cluster's Unix socket: once the server stops, its socket file is gone (ENOENT). */
+let overSocket: RunningSandbox;
 
 beforeAll(async () => {
   pg = await startThrowawayPostgres();
   sandbox = await startSandbox({ databaseUrl: pg.url, adminToken: 'adm_database_down_token_for_tests' });
+  overSocket = await startSandbox({ databaseUrl: `postgres:///postgres?host=${encodeURIComponent(pg.dir)}&port=${new URL(pg.url).port}&user=postgres` });
 });
 afterAll(async () => {
   await sandbox?.close().catch(() => undefined); // its pool's connections are gone with the server
+  await overSocket?.close().catch(() => undefined);
   await pg?.stop();
 });
 
@@ -35,6 +39,7 @@ it('PostgreSQL stopped: the API and the admin API answer 503 temporarily_unavail
       await call(sandbox.url, 'GET', '/v1/banking/balance', { key }),
       await call(sandbox.url, 'POST', '/v1/banking/transfers', { key, idem: 'order-down', body: { recipientId: recipient.body.id, amount: '1.00' } }),
       await adminOf(sandbox).send('POST', '/organizations', { body: { banking: true } }),
+      await call(overSocket.url, 'GET', '/v1/banking/balance', { key }),
     ];
   } finally {
     process.stderr.write = write;

@@ -80,6 +80,9 @@ describe('--database-url', () => {
     const refused = await run(['--port', '0', '--database-url', `postgres://sandbox@127.0.0.1:${port}/none`]);
     expect(refused.code).toBe(1);
     expect(refused.said).toContain(`payments-sandbox: cannot reach the PostgreSQL server at 127.0.0.1:${port} (`);
+    const noSocket = await run(['--port', '0', '--database-url', 'postgres:///none?host=/nonexistent-socket-folder&user=sandbox']);
+    expect(noSocket.code).toBe(1);
+    expect(noSocket.said).toContain('payments-sandbox: cannot reach the PostgreSQL server at the Unix socket in /nonexistent-socket-folder (');
   });
 });
 
