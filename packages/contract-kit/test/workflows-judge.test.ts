@@ -3,6 +3,9 @@
 // and an answer Respect did not keep is left to Respect's own checks.
 import { describe, expect, it } from 'vitest';
 import { responseJudge } from '../src/workflows/judge.ts';
+import type { Workflow } from '../src/workflows/model.ts';
+import { workflowResult } from '../src/workflows/outcome.ts';
+import { renderWorkflowSummary } from '../src/workflows/report.ts';
 import type { RespectStep } from '../src/workflows/respect.ts';
 import { loadApi } from '../src/spec-model.ts';
 
@@ -38,6 +41,20 @@ describe('the workflows judge', () => {
   it("an answer whose body Respect did not keep, and the admin API's answers, are left to Respect", () => {
     expect(judge(step('post', '/v1/banking/recipients', 201, undefined, { size: 120 }))).toBeUndefined();
     expect(judge(step('post', '/admin/organizations', 201, { id: 'org_1' }))).toBeUndefined();
-    expect(judge(step('post', '/v1/banking/recipients', 201, recipient))).toEqual({ failed: [], warnings: [] });
+    expect(judge(step('post', '/v1/banking/recipients', 201, recipient))).toMatchObject({ failed: [], warnings: [] });
+  });
+
+  it('a failed criterion reading a field the answer lacks and the spec only assumes (a recipient id named otherwise) gives the reason', () => {
+    const renamed = { recipientId: recipient.id, nickname: 'A', rail: 'usd_ach', active: true };
+    const criterion = (condition: string) => ({ name: 'success criteria check', passed: false, condition, message: 'Checking simple criteria' });
+    const s = { ...step('post', '/v1/banking/recipients', 201, renamed), status: 'error', checks: [criterion('$response.body#/id != null'), criterion("$response.body#/rail == 'brl_pix'")] };
+    const workflow = { workflowId: 'w', steps: [{ stepId: 's' }] } as unknown as Workflow;
+    const result = workflowResult(workflow, 'w.arazzo.yaml', { workflowId: 'w', status: 'error', totalTimeMs: 0, executedSteps: [s] }, new Map(), judge);
+    const [lacking, wrongValue] = result.steps[0]!.failed;
+    expect(lacking!.assumedReason).toMatch(/does not name a recipient's id field/);
+    expect(wrongValue!.assumedReason).toBeUndefined(); // the field is there: its value is what failed
+    const totals = { workflows: 1, passed: 0, partial: 0, failed: 1, notApplicable: 0, steps: 1, stepsPassed: 0, stepsFailed: 1, stepsNotApplicable: 0, stepsNotRun: 0, warnings: 0 };
+    const summary = renderWorkflowSummary({ results: [result], totals, durationMs: 0, verdict: 'failed' } as unknown as Parameters<typeof renderWorkflowSummary>[0]);
+    expect(summary).toContain("the answer has no such field, and the spec only assumes it (a server may name it otherwise): The document says transfers carry a recipient reference but does not name a recipient's id field");
   });
 });

@@ -9,7 +9,8 @@ import { checkResponse } from '../checks/response.ts';
 import { createContext, type KitContext } from '../context.ts';
 import type { HttpResponse } from '../http.ts';
 import { operationOf } from '../route.ts';
-import type { ApiModel } from '../spec-model.ts';
+import { isObject, type Json, type JsonObject } from '@payments/spec';
+import { assumedReasonOf, documentedResponse, isJsonMedia, locate, type ApiModel } from '../spec-model.ts';
 import type { RespectStep } from './respect.ts';
 
 /** Respect's checks against the OpenAPI document (its `--severity` names), run as warnings and judged here. */
@@ -28,6 +29,8 @@ export interface Judged {
 export interface Verdict {
   failed: Judged[];
   warnings: Judged[];
+  /** The x-assumed reason nearest a place in the response body (`/id`), when the spec only assumes it. */
+  assumedAt(bodyPointer: string): string | undefined;
 }
 
 export const isSpecCheck = (name: string): boolean => SPEC_CHECK_NAMES.has(name);
@@ -49,8 +52,40 @@ export function responseJudge(api: ApiModel, server: string, target: 'server' | 
     const findings = checkResponse(ctx, op, asHttpResponse(step.response));
     const judged = (severity: 'failure' | 'warning') =>
       findings.filter((f) => f.severity === severity).map((f) => ({ name: RESPECT_NAME[f.rule] ?? `${f.rule} check`, message: f.message, ...(f.assumedReason ? { assumedReason: f.assumedReason } : {}) }));
-    return { failed: judged('failure'), warnings: judged('warning') };
+    const schemaPointer = documentedResponse(op, step.response.statusCode)?.content.find((m) => isJsonMedia(m.type))?.schemaPointer;
+    const assumedAt = (bodyPointer: string) => (schemaPointer ? assumedNameAt(api, schemaPointer, bodyPointer) : undefined);
+    return { failed: judged('failure'), warnings: judged('warning'), assumedAt };
   };
+}
+
+/**
+ * The x-assumed reason on the site of the property at `bodyPointer` (`/id`, `/balances/0/currency`) in the
+ * schema at `schemaPointer`: the spec assumes that property's name (Recipient's `id`). Its value's own
+ * assumptions (an id's format) are not about where the field is, so they are not read here.
+ */
+function assumedNameAt(api: ApiModel, schemaPointer: string, bodyPointer: string): string | undefined {
+  let node = locate(api.doc, { $ref: schemaPointer }, schemaPointer)?.node;
+  const segments = bodyPointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (const [i, segment] of segments.entries()) {
+    if (!node) return undefined;
+    const site = /^\d+$/.test(segment) ? node.items : propertySite(api, node, segment);
+    if (i === segments.length - 1) return /^\d+$/.test(segment) ? undefined : assumedReasonOf(site);
+    node = site === undefined ? undefined : locate(api.doc, site, '')?.node;
+  }
+  return undefined;
+}
+
+/** A property's site in an object schema or in the branches of its allOf/oneOf/anyOf. */
+function propertySite(api: ApiModel, node: JsonObject, name: string): Json | undefined {
+  if (isObject(node.properties) && name in node.properties) return node.properties[name];
+  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+    for (const branch of Array.isArray(node[key]) ? node[key] : []) {
+      const inner = locate(api.doc, branch, '')?.node;
+      const site = inner && propertySite(api, inner, name);
+      if (site !== undefined) return site;
+    }
+  }
+  return undefined;
 }
 
 /** Respect's log keeps the body parsed (JSON) or as text; the kit's check reads the text. */

@@ -1,7 +1,7 @@
 // Respect's JSON log → one result per workflow and step: passed, failed (with the criteria that failed, named),
 // not run (an earlier step failed, so Respect stopped), or not applicable (the target cannot honour it; never
 // counted as passed).
-import { isSpecCheck, type Judged, type ResponseJudge } from './judge.ts';
+import { isSpecCheck, type Judged, type ResponseJudge, type Verdict } from './judge.ts';
 import type { RespectCheck, RespectStep, RespectWorkflow } from './respect.ts';
 import type { Workflow } from './model.ts';
 
@@ -15,7 +15,10 @@ export interface FailedCheck {
   /** The criterion's condition as written in the workflow, when it is one. */
   condition?: string;
   message: string;
-  /** On a warning: the spec only assumed what the answer differs from (its x-assumed-reason). */
+  /**
+   * On a warning: the spec only assumed what the answer differs from (its x-assumed-reason). On a failed
+   * criterion: it reads a field the answer lacks, whose name the spec only assumes (a server may name it otherwise).
+   */
   assumedReason?: string;
   /** On a failed criterion: what the answer held for its references (`$response.body#/amount = "40.00"`). */
   seen?: string;
@@ -47,13 +50,26 @@ export interface WorkflowResult {
   durationMs: number;
 }
 
-const failedChecks = (checks: RespectCheck[], response?: RespectStep['response']): FailedCheck[] =>
+const failedChecks = (checks: RespectCheck[], response?: RespectStep['response'], assumedAt?: Verdict['assumedAt']): FailedCheck[] =>
   checks
     .filter((c) => !c.passed)
     .map((c) => {
       const seen = c.condition ? seenBy(c.condition, response) : undefined;
-      return { name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim(), ...(seen ? { seen } : {}) };
+      const assumedReason = c.condition && assumedAt && response ? absentAssumedField(c.condition, response, assumedAt) : undefined;
+      return { name: c.name, ...(c.condition ? { condition: c.condition } : {}), message: (c.message ?? '').trim(), ...(seen ? { seen } : {}), ...(assumedReason ? { assumedReason } : {}) };
     });
+
+/**
+ * The x-assumed reason of the first body field a criterion reads that the answer lacks and the spec only
+ * assumes (its name, or where it sits): a server that names it otherwise fails the step, and says why here.
+ */
+function absentAssumedField(condition: string, response: NonNullable<RespectStep['response']>, assumedAt: Verdict['assumedAt']): string | undefined {
+  for (const [ref, pointer] of condition.matchAll(/\$response\.body#(\/[^\s)]*)/g)) {
+    const reason = valueAt(ref, response) === undefined ? assumedAt(pointer!) : undefined;
+    if (reason) return reason;
+  }
+  return undefined;
+}
 
 /** A criterion's references to the answer with what it held (absent when it held nothing there); a filter shows the body. */
 function seenBy(condition: string, response: RespectStep['response']): string | undefined {
@@ -87,7 +103,7 @@ function verdictOf(step: RespectStep, judge: ResponseJudge | undefined): { faile
   const judged = judge?.(step);
   if (!judged) return { failed: failedChecks(checks, step.response), warnings: [] };
   const fromJudge = (j: Judged): FailedCheck => ({ name: j.name, message: j.message, ...(j.assumedReason ? { assumedReason: j.assumedReason } : {}) });
-  return { failed: [...failedChecks(checks.filter((c) => !isSpecCheck(c.name)), step.response), ...judged.failed.map(fromJudge)], warnings: judged.warnings.map(fromJudge) };
+  return { failed: [...failedChecks(checks.filter((c) => !isSpecCheck(c.name)), step.response, judged.assumedAt), ...judged.failed.map(fromJudge)], warnings: judged.warnings.map(fromJudge) };
 }
 
 function flatten(step: RespectStep, judge: ResponseJudge | undefined, prefix = ''): StepResult[] {

@@ -24,6 +24,7 @@ export function renderWorkflowSummary(report: WorkflowReport): string {
       for (const f of s.failed) {
         lines.push(`      ✗ ${f.name}${f.condition ? `: ${f.condition}` : ''}${f.message && !f.message.startsWith('Checking') ? `\n        ${f.message.split('\n').join('\n        ')}` : ''}`);
         if (f.seen) lines.push(`        seen: ${f.seen}`);
+        if (f.assumedReason) lines.push(`        the answer has no such field, and the spec only assumes it (a server may name it otherwise): ${f.assumedReason}`);
       }
     }
     const notRun = r.steps.filter((x) => x.status === 'not-run').map((x) => x.stepId);
