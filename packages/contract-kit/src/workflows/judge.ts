@@ -4,12 +4,12 @@
 // here (so it goes on), and the kit's own response check, the one its contract tests use, judges each public
 // API response instead: a breach of what the document states is a failure, a difference only from what the
 // spec assumes is a warning with the assumption's reason. Admin API steps keep Respect's verdict.
+import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { capabilitiesOf } from '../capabilities.ts';
 import { checkResponse } from '../checks/response.ts';
 import { createContext, type KitContext } from '../context.ts';
 import type { HttpResponse } from '../http.ts';
 import { operationOf } from '../route.ts';
-import { isObject, type Json, type JsonObject } from '@payments/spec';
 import { assumedReasonOf, documentedResponse, isJsonMedia, locate, type ApiModel } from '../spec-model.ts';
 import type { RespectStep } from './respect.ts';
 
@@ -29,7 +29,7 @@ export interface Judged {
 export interface Verdict {
   failed: Judged[];
   warnings: Judged[];
-  /** The x-assumed reason nearest a place in the response body (`/id`), when the spec only assumes it. */
+  /** The x-assumed reason on the field at a place in the response body (`/id`), when the spec only assumes its name. */
   assumedAt(bodyPointer: string): string | undefined;
 }
 
