@@ -4,10 +4,10 @@
 // synchronous parts: an async function's code after an `await` is a separate stack that starts from the
 // microtask queue).
 //
-// node:sqlite's methods (exec, StatementSync#run/get/all) do not show as frames of their own: the time
-// SQLite spends in them is the self time of the JS function that calls them. In the sandbox's sqlite store
-// those are thin wrappers (begin, runTransaction's COMMIT, run, get, all, sumTransfers), so their self time
-// is counted as SQLite's.
+// node:sqlite's methods (StatementSync#run/get/all, DatabaseSync#exec) show as native frames named after
+// the method, called from the embedded store's files (sqlite.ts, sqlite-group-commit.ts, caller-cache.ts):
+// their self time is SQLite's. A fourth table gives that time by the store operation that asked for it
+// (debitedTotals, appendJournal, readIdempotency, the batch's COMMIT…): which statements a request pays for.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { table } from '../lib/stats.ts';
@@ -34,8 +34,12 @@ interface CpuProfile {
 }
 
 const SANDBOX_SRC = /packages\/sandbox\/src\/|\/sandbox-candidate\//;
-/** The sqlite store's functions whose self time is node:sqlite's native calls (see above). */
-const SQLITE_WRAPPERS = new Set(['begin', 'runTransaction', 'rollback', 'run', 'get', 'all', 'sumTransfers', 'migrate', 'prepare']);
+/** The embedded store's files that call node:sqlite. */
+const SQLITE_CALLERS = /store\/(sqlite[\w-]*|caller-cache)\.ts$/;
+/** node:sqlite's methods, as native frames. */
+const SQLITE_METHODS = new Set(['all', 'get', 'run', 'exec', 'iterate', 'prepare']);
+/** The store's helpers between an operation and node:sqlite: skipped when naming the operation that asked. */
+const STORE_HELPERS = new Set(['(anonymous)', 'sql', 'exec', 'all', 'first', 'write', 'run', 'count', 'guarded', 'update', 'whenUnlocked', 'step']);
 const SMALL = 0.005; // areas under 0.5% of the profile are summed into one row
 
 function where(frame: CallFrame): string {
@@ -57,7 +61,7 @@ function area(frame: CallFrame, caller: CallFrame | undefined): string {
   if (fn === '(root)') return 'other';
   const callerUrl = caller?.url ?? '';
   if (!url) {
-    if (/store\/sqlite\.ts$/.test(callerUrl)) return 'node:sqlite calls (SQLite, from the store)';
+    if (SQLITE_CALLERS.test(callerUrl) && SQLITE_METHODS.has(fn)) return 'node:sqlite calls (SQLite, from the store)';
     if (/^validate\d*$/.test(fn) || /ajv/.test(callerUrl)) return 'Ajv validation (compiled validators)';
     if (/crypto|hash|digest|randomUUID|timingSafeEqual/i.test(fn) || /crypto/.test(callerUrl)) return 'crypto (SHA-256 of keys, randomUUID)';
     if (/JSON|stringify|parse/.test(fn)) return 'JSON parse/stringify';
@@ -65,8 +69,7 @@ function area(frame: CallFrame, caller: CallFrame | undefined): string {
     if (/pg|pg-protocol/.test(callerUrl)) return 'pg driver (PostgreSQL client)';
     return `native, other (${fn || 'anonymous'})`;
   }
-  if (/store\/sqlite\.ts$/.test(url) && SQLITE_WRAPPERS.has(fn)) return 'SQLite (node:sqlite calls: BEGIN, COMMIT, statements)';
-  if (/store\/(sqlite|postgres)\.ts$/.test(url)) return 'sandbox store (JS around the queries)';
+  if (/store\//.test(url) && SANDBOX_SRC.test(url)) return 'sandbox store (JS around the queries)';
   if (SANDBOX_SRC.test(url)) return 'sandbox pipeline (JS: app, operations, contract)';
   if (/node_modules\/(\.pnpm\/)?.*ajv/.test(url) || /^validate\d*$/.test(fn)) return 'Ajv validation (compiled validators)';
   if (/node_modules\/.*pg(-protocol|-pool|-types)?\//.test(url)) return 'pg driver (PostgreSQL client)';
@@ -84,6 +87,29 @@ export interface ProfileSummary {
   areas: string;
   selfTop: string;
   sandboxInclusive: string;
+  /** SQLite's time by the store operation that asked for it; empty when the profile has none (PostgreSQL). */
+  sqliteByOperation: string;
+}
+
+/** Native socket writes: their cost is mostly the kernel's (loopback TCP, or a Unix socket). */
+const SOCKET_WRITES = new Set(['writev', 'writeUtf8String', 'writeBuffer', 'writeLatin1String', 'writeAsciiString']);
+
+/** Who a native socket write of the profile was for: PostgreSQL when the driver or the PostgreSQL store is on its stack. */
+function socketWriteArea(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
+  for (let at = parent.get(id), depth = 0; at !== undefined && depth < 16; at = parent.get(at), depth++) {
+    if (/node_modules\/.*pg(-protocol|-pool)?\/|store\/postgres[\w-]*\.ts$/.test(byId.get(at)!.callFrame.url)) return 'socket writes to PostgreSQL (kernel time)';
+  }
+  return 'socket writes to HTTP clients (kernel time)';
+}
+
+/** The store operation a node:sqlite call was made for: the nearest caller in store/ that is not a helper. */
+function operationOf(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
+  for (let at = parent.get(id), depth = 0; at !== undefined && depth < 12; at = parent.get(at), depth++) {
+    const frame = byId.get(at)!.callFrame;
+    if (!/store\//.test(frame.url)) return `(from ${name(frame)} ${where(frame)})`;
+    if (!STORE_HELPERS.has(name(frame))) return `${name(frame)}  ${where(frame)}`;
+  }
+  return '(unknown)';
 }
 
 export function summarizeProfile(file: string, top = 18): ProfileSummary {
@@ -105,12 +131,17 @@ export function summarizeProfile(file: string, top = 18): ProfileSummary {
 
   const areas = new Map<string, number>();
   const functions = new Map<string, number>();
+  const sqliteOperations = new Map<string, number>();
   for (const [id, ms] of self) {
     const node = byId.get(id)!;
     const callerId = parent.get(id);
     const caller = callerId === undefined ? undefined : byId.get(callerId)?.callFrame;
-    const a = area(node.callFrame, caller);
+    const a = !node.callFrame.url && SOCKET_WRITES.has(node.callFrame.functionName) ? socketWriteArea(id, byId, parent) : area(node.callFrame, caller);
     areas.set(a, (areas.get(a) ?? 0) + ms);
+    if (a.startsWith('node:sqlite')) {
+      const operation = operationOf(id, byId, parent);
+      sqliteOperations.set(operation, (sqliteOperations.get(operation) ?? 0) + ms);
+    }
     const key = node.callFrame.url ? `${name(node.callFrame)}  ${where(node.callFrame)}` : `${name(node.callFrame)}  (native, called from ${caller ? `${name(caller)} ${where(caller)}` : '?'})`;
     functions.set(key, (functions.get(key) ?? 0) + ms);
   }
@@ -171,5 +202,11 @@ export function summarizeProfile(file: string, top = 18): ProfileSummary {
         .slice(0, top)
         .map(([k, ms]) => [k, ms.toFixed(0), pctBusy(ms)]),
     ),
+    sqliteByOperation: sqliteOperations.size
+      ? table(
+          ['SQLite time, by the store operation that asked', 'ms', '% of busy'],
+          sorted(sqliteOperations).map(([k, ms]) => [k, ms.toFixed(0), pctBusy(ms)]),
+        )
+      : '',
   };
 }

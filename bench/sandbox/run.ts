@@ -465,7 +465,7 @@ async function profileRun(id: ServerId, store: { file: string } | { databaseUrl:
   const summary = summarizeProfile(file);
   return (
     `\nCPU profile: ${opLabel[op]} on ${id} (${(summary.totalMs / 1000).toFixed(1)} s, ${summary.samples} samples at 0.5 ms; ` +
-    `the load meanwhile: ${describe(r)}; the profiler slows it somewhat)${profilesDir === tempDir ? '' : `; kept in ${file}`}\n\n${summary.areas}\n\n${summary.selfTop}\n\n${summary.sandboxInclusive}\n`
+    `the load meanwhile: ${describe(r)}; the profiler slows it somewhat)${profilesDir === tempDir ? '' : `; kept in ${file}`}\n\n${summary.areas}\n\n${summary.selfTop}\n\n${summary.sandboxInclusive}\n${summary.sqliteByOperation && `\n${summary.sqliteByOperation}\n`}`
   );
 }
 
