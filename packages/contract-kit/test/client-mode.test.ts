@@ -181,6 +181,25 @@ describe('client mode: a client that stops while its payment is open', () => {
   }, 60_000);
 });
 
+// QA (a Java client): with --test-clock, a client that slept 60 s in real time (Thread.sleep) was told it
+// "sent again 0.0 s after a temporary 503": the frozen clock never moved, so its waits were not seen.
+describe('client mode: a client that sleeps in real time on a test clock', () => {
+  it('has its waits reported as not judged, with how to have them judged; the scenario still fails', async () => {
+    const realSleeper: Drive = async (ctx) => {
+      await post(ctx, 'real-1');
+      await new Promise((resolve) => setTimeout(resolve, 50)); // its "60 s", in real time: the clock cannot see it
+      return { exitCode: (await post(ctx, 'real-1')) === 201 ? 0 : 1 };
+    };
+    const report = await run(realSleeper, SCENARIOS.filter((s) => s.name === 'transfer-503-then-resolved'));
+    const [scenario] = report.scenarios;
+    expect(scenario!.findings.map((f) => f.kind)).toEqual([]);
+    expect(scenario!.error).toMatch(/^its waits could not be judged \(retry_before_minimum_delay\): .* it never moved during the client's \d+\.\d s run/);
+    expect(scenario!.error).toContain('/clock/advance');
+    expect(scenario!.error).toContain('run without --test-clock');
+    expect(failedResult(scenario!)).toBe(true);
+  }, 60_000);
+});
+
 describe('client mode: the one payment under a new key', () => {
   // QA: after the 503 the payment re-sent under a NEW key with 150.01 for 150.00 passed (another identity).
   it('after a 503, a new key with another amount is the switch rule 8 forbids (the scenario has one payment)', async () => {

@@ -14,6 +14,8 @@ export interface Provisioned {
   apiKey: string;
   /** A PIX recipient of the organization, for transfer scenarios. */
   recipientId: string | undefined;
+  /** With --test-clock: where the organization's clock was frozen (epoch ms), before the client ran. */
+  frozenAtMs: number | undefined;
 }
 
 export class AdminError extends Error {
@@ -57,10 +59,16 @@ export async function provision(access: SandboxAccess, scenario: Scenario, optio
   const organizationId = String(org.id);
   const key = await admin(access, 'POST', `/organizations/${organizationId}/api-keys`);
   const apiKey = String(key.key);
-  if (options.testClock) await admin(access, 'POST', `/organizations/${organizationId}/clock/freeze`, {});
+  const frozen = options.testClock ? await admin(access, 'POST', `/organizations/${organizationId}/clock/freeze`, {}) : undefined;
   const recipientId = scenario.operation === 'createTransfer' ? await createRecipient(access, apiKey, scenario) : undefined;
   for (const fault of scenario.faults) await admin(access, 'POST', '/faults', { organizationId, ...fault });
-  return { organizationId, apiKey, recipientId };
+  return { organizationId, apiKey, recipientId, frozenAtMs: frozen === undefined ? undefined : Number(frozen.nowMs) };
+}
+
+/** The organization's frozen clock now (epoch ms), or undefined when it runs on real time. */
+export async function frozenClockOf(access: SandboxAccess, organizationId: string): Promise<number | undefined> {
+  const clock = await admin(access, 'GET', `/organizations/${organizationId}/clock`);
+  return clock.mode === 'frozen' ? Number(clock.nowMs) : undefined;
 }
 
 /** The recipient the transfer pays, created through the public API as a client would (one request, with a key). */

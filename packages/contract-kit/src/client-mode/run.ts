@@ -5,7 +5,8 @@
 import { loadSpec } from '@payments/spec';
 import { auditJitter, auditJournal, auditRules, type Finding, type JournalEntry } from '@payments/sandbox';
 import { scenarioExpectations } from './expectations.ts';
-import { advanceClock, provision, readJournal, type Provisioned, type SandboxAccess } from './provision.ts';
+import { advanceClock, frozenClockOf, provision, readJournal, type Provisioned, type SandboxAccess } from './provision.ts';
+import { waitsOnAStillClock } from './test-clock.ts';
 import type { Scenario } from './scenarios.ts';
 
 /** What the client under test gets for one scenario (the CLI passes it as environment variables). */
@@ -129,12 +130,19 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
     now: options.testClock ? () => virtualNow : () => Date.now(),
   };
   const refusedBefore = options.refused401?.();
+  const clientStarted = performance.now();
   const driven: Driven = await options.drive(context).catch((err: unknown) => ({ exitCode: 1, output: `the client failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` }));
+  const clientRanMs = performance.now() - clientStarted;
   const refused = refusedBefore === undefined ? undefined : options.refused401!() - refusedBefore;
   const { entries } = await readJournal(options, provisioned.organizationId);
   // The scenario asks for one payment: every request of its operation is that payment, whatever its key or body.
   const judged = auditJournal(entries, rules, { onePayment: scenario.operation });
-  const findings = [...judged, ...scenarioExpectations(scenario, entries, rules, driven, judged)];
+  let findings = [...judged, ...scenarioExpectations(scenario, entries, rules, driven, judged)];
+  let waitsUnjudged: string | undefined;
+  if (provisioned.frozenAtMs !== undefined) {
+    const nowMs = await frozenClockOf(options, provisioned.organizationId);
+    ({ findings, error: waitsUnjudged } = waitsOnAStillClock(findings, { frozenAtMs: provisioned.frozenAtMs, nowMs, clientRanMs }));
+  }
   // A client that never tried the payment broke no rule, but proved nothing either.
   const tried = entries.some((e) => e.operationId === scenario.operation);
   const result: ScenarioResult = {
@@ -142,7 +150,7 @@ async function runScenario(options: ClientRunOptions, scenario: Scenario, rules:
     organizationId: provisioned.organizationId,
     requests: entries.length,
     findings,
-    error: tried ? undefined : nothingToJudge(scenario, driven, refused),
+    error: tried ? waitsUnjudged : nothingToJudge(scenario, driven, refused),
     exitCode: driven.exitCode,
     output: driven.output,
     durationMs: performance.now() - started,
