@@ -51,6 +51,10 @@ describe('the error catalog', () => {
   it('is rendered whole into the docs: the Errors guide lists every code, the Assumptions guide every assumption', () => {
     const table = errorCatalogMarkdown(doc);
     for (const code of codes) expect(table, code).toContain(`\`${code}\``);
+    // A code that is not retried is not always "fix it, new key": pending review forbids a new key (QA).
+    const pendingReview = table.split('#### ').find((card) => card.startsWith('`banking_transfer_attempt_pending_review`'))!;
+    expect(pendingReview).toContain('no automatic retry: see What to do');
+    expect(pendingReview).toMatch(/\*\*What to do\.\*\* .*new key/i);
     const source = docsSource(doc);
     const tags = (source.tags as Json[]).filter(isObject);
     const errorsGuide = String(tags.find((t) => t.name === 'Errors')?.description);

@@ -140,3 +140,56 @@ describe('a first payment from the docs succeeds every time (fresh tab, returnin
     expect(pageErrors).toEqual([]);
   });
 });
+
+/** The docs' home → sidebar Banking → the operation → its console, with the demo key filled in. */
+async function openConsole(tab: Page, operationId: string): Promise<void> {
+  await tab.goto(`${served!.sandbox.url}/docs/`, { waitUntil: 'load', timeout: WAIT_MS * 6 });
+  await tab.locator(MENU).getByText('Banking', { exact: true }).click();
+  await tab.locator(MENU).getByText(summaryOf(operationId), { exact: true }).click();
+  await tab.locator('.try-it-launcher').click();
+  await expect.poll(() => tab.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toMatch(/\S/);
+}
+
+const keyInput = (tab: Page) => tab.locator('#try-it input[data-name="Idempotency-Key"]');
+
+// QA: the console put a new request in the body under the key of the old one. After a 404 for the spec's
+// sample recipient, "Create one" then Send answered 409 banking_transfer_idempotency_conflict; another example
+// under a used key answered with the first request's result, called "nothing was created twice".
+describe('the console gives a new request a new key', () => {
+  it('after a 404 for the sample recipient, "Create one" renews the key: the next Send pays', { timeout: 120_000 }, async () => {
+    const tab = await freshTab();
+    await openConsole(tab, 'createTransfer');
+    const before = await keyInput(tab).inputValue();
+    await tab.locator('#try-it .ti-send').focus();
+    const refused = await send(tab);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(404);
+    await tab.locator('#try-it .ti-prereq button').click();
+    await expect.poll(() => tab.locator('#try-it .ti-prereq').innerText(), { timeout: WAIT_MS * 2 }).toContain('it is in the body now');
+    expect(await keyInput(tab).inputValue()).not.toBe(before);
+    const paid = await send(tab);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+  });
+
+  it('another example renews the key; an edited body sent under a used key is not called a replay', { timeout: 120_000 }, async () => {
+    const tab = await freshTab();
+    await openConsole(tab, 'createRecipient');
+    await tab.locator('#try-it .ti-send').focus();
+    const first = await send(tab);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const body = JSON.parse(await tab.locator('#ti-body').inputValue()) as Record<string, unknown>;
+    await tab.locator('#ti-body').fill(JSON.stringify({ ...body, nickname: `${String(body.nickname)} (edited)` }, null, 2));
+    await tab.locator('#try-it .ti-send').focus();
+    const edited = await send(tab);
+    expect(edited.body.id, 'the key keeps its first request').toBe(first.body.id);
+    expect(await tab.locator('#try-it .ti-response').innerText()).not.toContain('nothing was created twice');
+    expect(await tab.locator('#try-it .ti-other-request').innerText()).toContain('A new request takes a new key');
+    const used = await keyInput(tab).inputValue();
+    await tab.locator('#ti-example').selectOption({ index: 1 });
+    expect(await keyInput(tab).inputValue(), 'another example, another key').not.toBe(used);
+    await tab.locator('#try-it .ti-send').focus();
+    const other = await send(tab);
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    expect(other.body.id, 'the other example made its own recipient').not.toBe(first.body.id);
+    expect(pageErrors).toEqual([]);
+  });
+});

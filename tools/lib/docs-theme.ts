@@ -45,6 +45,9 @@ pre div:has(> button[aria-label="collapse"], > button[aria-label="expand"]) { li
 /* Names in a guide's tables (a workflow's inputs: apiKey, runId) keep whole words: Redoc's word-break on code
    let the table shrink their column until "apiKey" broke as "apiK / ey"; they still break when nothing else fits */
 table.md td code { word-break: normal; overflow-wrap: break-word; }
+/* … but on a phone a long code (banking_transfer_attempt_pending_review) kept whole widened the retry-outcome
+   table past the screen, and its Meaning and Client action columns fell outside it (QA, 390 px) */
+@media (max-width: 600px) { table.md td code { overflow-wrap: anywhere; } }
 /* Error codes linked to their catalog card (tools/lib/docs-browser/error-links.ts) */
 /* … underlined below the underscores (at 2px the line ran through them: "banking transfer idempotency conflict") */
 code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 0.4em; text-decoration-thickness: 1px; }

@@ -34,7 +34,8 @@ export function errorCatalogMarkdown(doc: OpenApiDocument): string {
     return [
       `#### \`${code}\``,
       '',
-      `**${statuses}** · ${first.retryable ? 'retry with the same key' : 'not retried as is'} · ${ops}`,
+      // Not retryable is not "fix it and send under a new key": a pending review forbids a new key (QA).
+      `**${statuses}** · ${first.retryable ? 'retry with the same key' : 'no automatic retry: see What to do'} · ${ops}`,
       '',
       `**Meaning.** ${cell(first.meaning)}${assumed}`,
       '',

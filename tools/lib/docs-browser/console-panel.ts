@@ -1,7 +1,7 @@
 // The console's elements and how each part of it is drawn. No state lives here: console.ts holds it (the
 // keys map renderParams fills and updates is console.ts's) and decides what to show.
 import type { ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { IDEMPOTENCY_HEADER, replayOf, type Sent } from './console-request.ts';
+import { IDEMPOTENCY_HEADER, otherRequestOf, replayOf, type Sent } from './console-request.ts';
 import type { Created } from './console-fresh.ts';
 import { h } from './dom.ts';
 
@@ -156,12 +156,23 @@ export function markReplay(response: HTMLElement, replay: Sent): void {
   response.querySelector('.ti-status')?.after(h('p', { class: 'ti-replay' }, `Same id as send ${replay.n} with this Idempotency-Key: the sandbox replayed the original result; nothing was created twice.`));
 }
 
+/** An edited request sent under a key already used: answered with the key's first result, the new request not made. */
+export function markOtherRequest(response: HTMLElement, first: Sent): void {
+  response
+    .querySelector('.ti-status')
+    ?.after(
+      h('p', { class: 'ti-replay ti-other-request' }, `Same id as send ${first.n}: this Idempotency-Key was already used for another request, so the sandbox answered with that request's original result and did not make this one. A new request takes a new key: press New key, then Send.`),
+    );
+}
+
 /** The sends of the current operation, each replay marked. */
 export function renderHistory(log: HTMLElement, sent: Sent[]): void {
   log.replaceChildren(
     ...sent.map((s) => {
       const replay = replayOf(sent, s);
-      return h('li', {}, `Send ${s.n}: ${s.status}${s.id ? ` ${s.id}` : ''}${s.key ? ` (key ${s.key})` : ''}${replay ? `: same id as send ${replay.n}, the original result replayed` : ''}`);
+      const other = replay ? undefined : otherRequestOf(sent, s);
+      const note = replay ? `: same id as send ${replay.n}, the original result replayed` : other ? `: another request under send ${other.n}'s key, answered with its original result (not made)` : '';
+      return h('li', {}, `Send ${s.n}: ${s.status}${s.id ? ` ${s.id}` : ''}${s.key ? ` (key ${s.key})` : ''}${note}`);
     }),
   );
 }

@@ -10,6 +10,8 @@ export interface Sent {
   status: number;
   key: string | undefined;
   id: string | undefined;
+  /** The request's body as sent (its JSON re-serialized, so that spacing makes no other request). */
+  body: string | undefined;
 }
 
 /** A parameter input's value, as the panel holds it. */
@@ -47,9 +49,31 @@ export function buildRequest(op: ConsoleOperation, base: URL, given: Record<stri
   return { url, init, key };
 }
 
-/** An earlier send with the same Idempotency-Key that got the same id: this one was a replay. */
-export const replayOf = (sent: Sent[], s: Sent): Sent | undefined =>
+/** An earlier send with the same Idempotency-Key that got the same id: this one was answered with its result. */
+const answeredAs = (sent: Sent[], s: Sent): Sent | undefined =>
   sent.find((o) => o.n < s.n && o.key !== undefined && o.key === s.key && o.id !== undefined && o.id === s.id);
+
+/** An earlier send of the same request with the same Idempotency-Key that got the same id: this one was a replay. */
+export const replayOf = (sent: Sent[], s: Sent): Sent | undefined => {
+  const earlier = answeredAs(sent, s);
+  return earlier && earlier.body === s.body ? earlier : undefined;
+};
+
+/**
+ * An earlier send with the same key but another request (an edited body) that got the same id: the key kept
+ * its first request's result, and the new request was not made (section 7: a new request takes a new key).
+ */
+export const otherRequestOf = (sent: Sent[], s: Sent): Sent | undefined => {
+  const earlier = answeredAs(sent, s);
+  return earlier && earlier.body !== s.body ? earlier : undefined;
+};
+
+/** The body text as the console compares requests: its JSON re-serialized, else as typed. */
+export function requestBodyText(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  const parsed = parseBody(text);
+  return parsed === undefined ? text : JSON.stringify(parsed);
+}
 
 /** `/v1/banking/recipients` creates a `recipientId`; `/v1/cards` a `cardId`. */
 export function idFieldOf(path: string): string {

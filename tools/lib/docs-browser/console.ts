@@ -9,8 +9,8 @@
 // This file holds the console's state and what the reader's actions do; console-panel.ts draws, and
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { buildPanel, explainElsewhere, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
-import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, parseBody, replayOf, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
+import { buildPanel, explainElsewhere, markOtherRequest, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
+import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestBodyText, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
 import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
 import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
@@ -71,6 +71,20 @@ export function startConsole(data: ConsoleData): void {
     showPrerequisite(op);
   }
 
+  /**
+   * The console put another request in the body (another example, a recipient it created): a new request
+   * takes a new key (section 7: "unique per new request"; reused only to retry the same request). The old
+   * key, sent with the old request, would answer with that request's result, or 409 for a transfer.
+   */
+  function refillWithNewKey(op: ConsoleOperation): void {
+    fillBody(op);
+    const header = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === IDEMPOTENCY_HEADER);
+    if (!header) return;
+    keys.set(op.operationId, newIdempotencyKey());
+    const input = ui.params.querySelector<HTMLInputElement>(`input[data-in="header"][data-name="${CSS.escape(header.name)}"]`);
+    if (input) input.value = keys.get(op.operationId)!;
+  }
+
   /** A body field referring to something this tab has not created yet (the spec's sample id): offer to create it. */
   function showPrerequisite(op: ConsoleOperation, unknownToSandbox = false): void {
     const body = parseBody(ui.body.value);
@@ -94,7 +108,7 @@ export function startConsole(data: ConsoleData): void {
       if (!res.ok || !id) return showError(ui.response, `${creator.summary}: ${res.status} ${fieldOf(parsed, 'code') ?? res.statusText}. ${fieldOf(parsed, 'error') ?? ''}`);
       session(STORE.ids, JSON.stringify({ ...rememberedIds(), [field]: id }));
       rememberCreated(field, id, creator, body);
-      if (current) fillBody(current);
+      if (current) refillWithNewKey(current);
       ui.prereq.hidden = false;
       ui.prereq.replaceChildren(h('p', { role: 'status' }, `Created ${field} ${id} (${creator.method} ${creator.path}, fresh values); it is in the body now: Send.`));
       ui.send.focus();
@@ -166,7 +180,7 @@ export function startConsole(data: ConsoleData): void {
       const text = await res.text();
       const parsed = parseBody(text);
       showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute);
-      record(op, res, request.key, fieldOf(parsed, 'id'), parseBody(String(request.init.body ?? '')));
+      record(op, res, request.key, fieldOf(parsed, 'id'), typeof request.init.body === 'string' ? request.init.body : undefined);
     } catch (err) {
       showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
     } finally {
@@ -176,7 +190,8 @@ export function startConsole(data: ConsoleData): void {
   }
 
   /** Remembers a created resource's id for later requests, and the send in the operation's history. */
-  function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined, sentBody: unknown): void {
+  function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined, sentText: string | undefined): void {
+    const sentBody = parseBody(sentText ?? '');
     if (res.ok && id && op.method === 'POST') {
       session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
       // Only what a 409 can point at (a taken unique value) is worth remembering beyond this tab.
@@ -185,11 +200,13 @@ export function startConsole(data: ConsoleData): void {
     if (res.status === 409 && op.uniqueFields.length > 0) leadToHolder(op, sentBody);
     if (res.status === 404) showPrerequisite(op, true);
     const sent = history.get(op.operationId) ?? [];
-    const entry: Sent = { n: sent.length + 1, status: res.status, key, id };
+    const entry: Sent = { n: sent.length + 1, status: res.status, key, id, body: requestBodyText(sentText) };
     sent.push(entry);
     history.set(op.operationId, sent);
     const replay = replayOf(sent, entry);
+    const other = replay ? undefined : otherRequestOf(sent, entry);
     if (replay) markReplay(ui.response, replay);
+    else if (other) markOtherRequest(ui.response, other);
     showHistory();
   }
 
@@ -306,7 +323,7 @@ export function startConsole(data: ConsoleData): void {
     event.preventDefault();
     setOpen(true);
   });
-  ui.exampleSelect.addEventListener('change', () => current && fillBody(current));
+  ui.exampleSelect.addEventListener('change', () => current && refillWithNewKey(current));
   ui.apiKey.addEventListener('input', () => session(STORE.apiKey, ui.apiKey.value));
   ui.baseUrl.addEventListener('input', () => {
     session(STORE.baseUrl, ui.baseUrl.value);
