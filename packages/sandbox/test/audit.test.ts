@@ -232,6 +232,16 @@ describe('a careless client: every rule it breaks, named', () => {
     expect(tooSoon).toMatchObject({ kind: 'retry_before_minimum_delay', rule: PROVIDER.waitAfter503, detail: expect.stringContaining('2.0 s after a temporary 503; the minimum is 60.0 s') });
   });
 
+  // QA: the finding said "if that attempt went through, this one does it twice" and quoted rule 8, where the
+  // document says this 503 processed nothing and asks for the same request, with the same key, after Retry-After.
+  it("names a new key after provider_rate_limited by that code's own rule: the same request again after Retry-After", async () => {
+    const scenario = scenarios.find((s) => s.name === 'card provider_rate_limited')!;
+    const newKey = auditJournal(await journalOf(carelessPayer, scenario), rules, onePayment(scenario)).find((f) => f.kind === 'new_key_after_unknown_outcome')!;
+    expect(newKey.rule).toEqual(PROVIDER.waitRetryAfter);
+    expect(newKey.detail).toMatch(/after 503 provider_rate_limited under "careless-card-1": that answer asked for the same request again, with the same key, after its Retry-After \(7 s\)$/);
+    expect(newKey.detail).not.toContain('twice');
+  });
+
   it('names the edge and the dropped connection by their own rules', async () => {
     const [edge] = auditJournal(await journalOf(carelessPayer, scenarios[2]!), rules, onePayment(scenarios[2]!));
     expect(edge!.rule).toEqual(PROVIDER.edgeIsATimeout);

@@ -343,11 +343,15 @@ function checkNewKey(previousKey: KeyState, e: JournalEntry, op: OperationRules,
   const shown = prev === previousKey.first ? [evidence(prev), evidence(e)] : [evidence(previousKey.first), evidence(prev), evidence(e)];
   const changed = e.identity === prev.identity ? '' : ' (sent with another amount or recipient: still the one payment)';
   if (outcome.kind === 'unknown') {
-    const rule = outcome.cause === 'edge' ? PROVIDER.edgeIsATimeout : outcome.cause === 'no answer' ? PROVIDER.sameKeyAfterTimeout : PROVIDER.neverNewKeyOn5xx;
+    // A 5xx whose Retry-After the spec makes binding (provider_rate_limited: "nothing was processed") asked for
+    // the same request again: the new key breaks that rule, not a risk of paying twice (QA).
+    const repeatAsked = outcome.cause === '5xx' && prev.retryAfterSeconds !== null && prev.code !== null && op.codes.get(prev.code)?.retryable === true && !op.codes.get(prev.code)?.assumed;
+    const rule = outcome.cause === 'edge' ? PROVIDER.edgeIsATimeout : outcome.cause === 'no answer' ? PROVIDER.sameKeyAfterTimeout : repeatAsked ? PROVIDER.waitRetryAfter : PROVIDER.neverNewKeyOn5xx;
+    const why = repeatAsked ? `that answer asked for the same request again, with the same key, after its Retry-After (${prev.retryAfterSeconds} s)` : 'if that attempt went through, this one does it twice';
     report(e.at, {
       kind: 'new_key_after_unknown_outcome',
       rule,
-      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment${changed} after ${answerOf(prev)} under ${oldKey}: if that attempt went through, this one does it twice`,
+      detail: `a new key ${JSON.stringify(e.idempotencyKey)} for the same payment${changed} after ${answerOf(prev)} under ${oldKey}: ${why}`,
       evidence: shown,
       shouldHave: `Retry with the same key ${oldKey} and the same request until an answer says what happened; a new key only after a closed attempt (a transfer's 201 failed/cancelled) or a definite refusal.`,
     });
