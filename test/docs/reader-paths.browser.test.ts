@@ -145,6 +145,53 @@ describe('the console', () => {
     }
   });
 
+  // QA: scrolling the page to another operation (the console follows it) and back reset an edited body.
+  it('keeps an edited body when the page moves to another operation and back', async () => {
+    const tab = await newTab();
+    try {
+      await load(tab, `#${RECIPIENT}`);
+      await tab.locator('.try-it-launcher').click();
+      const edited = JSON.stringify({ ...JSON.parse(await tab.locator('#ti-body').inputValue()), note: 'edited by me' }, null, 2);
+      await tab.locator('#ti-body').fill(edited);
+      await tab.locator(`${MENU} a[href="#${TRANSFER}"]`).first().click();
+      await expect.poll(() => tab.locator('#try-it .ti-endpoint').innerText(), { timeout: WAIT_MS }).toContain('/v1/banking/transfers');
+      await tab.goBack();
+      await expect.poll(() => tab.locator('#try-it .ti-endpoint').innerText(), { timeout: WAIT_MS }).toContain('/v1/banking/recipients');
+      expect(await tab.locator('#ti-body').inputValue()).toBe(edited);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  // QA: an edge 502 showed its bare HTML with no word of what to do, and Retry-After hid in the headers.
+  it("says what to do after an edge 502 (the spec's advice) and after a 503 with Retry-After", async () => {
+    const tab = await newTab();
+    const fault = (body: object) =>
+      fetch(`${sandbox!.url}/admin/faults`, { method: 'POST', headers: { authorization: `Bearer ${sandbox!.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    try {
+      await load(tab, `#${operationRoute('Cards', 'issueCard')}`);
+      await tab.locator('.try-it-launcher').click();
+      const sendOnce = async () => {
+        const before = await tab.locator('#try-it .ti-history li').count();
+        await tab.locator('#try-it .ti-send').click();
+        await tab.locator('#try-it .ti-history li').nth(before).waitFor({ timeout: WAIT_MS * 2 });
+        return tab.locator('#try-it .ti-response').innerText();
+      };
+      expect((await fault({ operationId: 'issueCard', kind: 'edge_502', count: 1 })).status).toBe(201);
+      const edge = await sendOnce();
+      expect(edge).toMatch(/^502 /m);
+      expect(edge).toContain('No error body: an answer of the edge network. From the edge network, without the JSON error body.');
+      expect(edge).toContain('treat it as a timeout and retry (a POST with the same Idempotency-Key)');
+      expect((await fault({ operationId: 'issueCard', kind: 'provider_rate_limited', count: 1, retryAfterSeconds: 7 })).status).toBe(201);
+      const limited = await sendOnce();
+      expect(limited).toMatch(/^503 /m);
+      expect(limited).toContain('Retry-After: 7 s. Wait at least that long before sending the request again.');
+      expect(limited).not.toContain('edge network');
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('the 503 scenario shows the command of the installed package (npx payments-sandbox admin), base URL filled in', async () => {
     const tab = await newTab();
     try {

@@ -36,6 +36,8 @@ export interface ConsoleOperation {
    * with fresh values, so a reader's first create succeeds in any tab, on any day, against any database.
    */
   uniqueFields: string[];
+  /** The edge's answers (`x-origin: edge`, no JSON error body) by status, with the spec's advice for each. */
+  edgeAnswers: Record<string, string>;
 }
 
 /** A guide's link to a prefilled request: `#try/<name>`. */
@@ -109,6 +111,16 @@ function examplesOf(doc: OpenApiDocument, operation: JsonObject): ConsoleExample
  * and names the 409 a taken value gets, across every variant of a oneOf. Read from the descriptions: the
  * spec has no keyword for uniqueness.
  */
+function edgeAnswersOf(doc: OpenApiDocument, operation: JsonObject): Record<string, string> {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const edge: Record<string, string> = {};
+  for (const [status, ref] of Object.entries(responses)) {
+    const response = deref(doc, ref);
+    if (isObject(response) && response['x-origin'] === 'edge') edge[status] = String(response.description ?? '').replace(/`/g, '').trim(); // shown as text, not Markdown
+  }
+  return edge;
+}
+
 function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): string[] {
   const body = isObject(operation.requestBody) ? deref(doc, operation.requestBody) : undefined;
   const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
@@ -150,6 +162,7 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
       parameters: [...parametersOf(doc, isObject(pathItem) ? pathItem.parameters : undefined), ...parametersOf(doc, operation.parameters)],
       examples: examplesOf(doc, operation),
       uniqueFields: uniqueFieldsOf(doc, operation),
+      edgeAnswers: edgeAnswersOf(doc, operation),
     };
   });
   for (const s of scenarios) {

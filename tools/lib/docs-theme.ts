@@ -140,6 +140,8 @@ html.dark .try-it-skip:focus, html.dark .skip-to-content:focus { outline-color: 
 #try-it .ti-error { color: #b00020; font-weight: 600; }
 #try-it .ti-history { margin: 10px 0; padding-left: 20px; font-size: 13px; }
 #try-it .ti-replay { margin: 4px 0; padding: 6px 10px; border-radius: 6px; background: #e6f4ea; color: #0b5a2e; font-weight: 600; }
+/* What to do next (edge answers, Retry-After, a used key sent with another request): amber, not the replay's green */
+#try-it .ti-advice, #try-it .ti-replay.ti-other-request { margin: 4px 0; padding: 6px 10px; border-radius: 6px; background: #fff4e5; color: #6b3e00; font-weight: 600; }
 #try-it a { color: #1655cc; }
 /* Narrow screens: Redoc's menu button sits bottom right; the launcher goes bottom left, clear of it */
 @media (max-width: 999px) {
@@ -159,6 +161,7 @@ html.dark #try-it .ti-status-4xx, html.dark #try-it .ti-status-5xx, html.dark #t
 html.dark #try-it .ti-notice, html.dark #try-it .ti-prereq, html.dark #try-it .ti-holder { background: #33290f; border-color: #7a6426; }
 html.dark #try-it .ti-scenario { background: #1c2740; border-color: #3d5488; }
 html.dark #try-it .ti-replay { background: #12351f; color: #a8e6bf; }
+html.dark #try-it .ti-advice, html.dark #try-it .ti-replay.ti-other-request { background: #3a2a10; color: #ffd59a; }
 html.dark #try-it .ti-send { background: #2f5fcf; }
 html.dark #try-it :focus-visible, html.dark .try-it-launcher:focus-visible { outline-color: #8ab4ff; }
 `;

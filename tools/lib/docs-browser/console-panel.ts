@@ -140,12 +140,16 @@ export function showError(response: HTMLElement, message: string): void {
 }
 
 /** The answer: status and time, its error code linked to the catalog, headers, and the body (pretty when JSON). */
-export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number, errorsRoute: string): void {
+export function showResponse(response: HTMLElement, res: Response, text: string, parsed: unknown, code: string | undefined, ms: number, errorsRoute: string, edgeAdvice: string | undefined): void {
   const headers = [...res.headers.entries()];
+  const retryAfter = res.headers.get('retry-after');
   response.replaceChildren(
     h('h3', {}, 'Response'),
     h('p', { class: `ti-status ti-status-${String(res.status)[0]}xx` }, `${res.status} ${res.statusText}`, h('span', { class: 'ti-time' }, ` in ${ms} ms`)),
     ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: `#${errorsRoute}/${code}` }, `its card in the error catalog`), ' for what it means and what to do.')] : []),
+    // No JSON error body at a status the spec gives the edge network: its advice (treat it as a timeout, same key).
+    ...(!code && edgeAdvice ? [h('p', { class: 'ti-advice' }, `No error body: an answer of the edge network. ${edgeAdvice}`)] : []),
+    ...(retryAfter ? [h('p', { class: 'ti-advice' }, `Retry-After: ${retryAfter} s. Wait at least that long before sending the request again.`)] : []),
     h('details', {}, h('summary', {}, `Headers (${headers.length})`), h('dl', { class: 'ti-headers' }, ...headers.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
     h('pre', { class: 'ti-body', tabindex: '0', 'aria-label': 'Response body' }, h('code', {}, parsed === undefined ? text : JSON.stringify(parsed, null, 2))),
   );

@@ -65,9 +65,15 @@ export function startConsole(data: ConsoleData): void {
     return withFreshValues(withRememberedIds(example.value, rememberedIds()), op, tags.get(op.operationId)!);
   }
 
-  function fillBody(op: ConsoleOperation): void {
-    const body = exampleBody(op, Number(ui.exampleSelect.value) || 0);
-    ui.body.value = body === undefined ? '' : JSON.stringify(body, null, 2);
+  /** The body as the reader left it, per operation: scrolling to another operation and back keeps an edit. */
+  const edited = new Map<string, string>();
+
+  /** The reader's edit of the body when there is one (`keepEdit`), else the chosen example. */
+  function fillBody(op: ConsoleOperation, keepEdit = true): void {
+    const kept = keepEdit ? edited.get(op.operationId) : undefined;
+    if (!keepEdit) edited.delete(op.operationId);
+    const body = kept === undefined ? exampleBody(op, Number(ui.exampleSelect.value) || 0) : undefined;
+    ui.body.value = kept ?? (body === undefined ? '' : JSON.stringify(body, null, 2));
     showPrerequisite(op);
   }
 
@@ -77,7 +83,7 @@ export function startConsole(data: ConsoleData): void {
    * key, sent with the old request, would answer with that request's result, or 409 for a transfer.
    */
   function refillWithNewKey(op: ConsoleOperation): void {
-    fillBody(op);
+    fillBody(op, false);
     const header = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === IDEMPOTENCY_HEADER);
     if (!header) return;
     keys.set(op.operationId, newIdempotencyKey());
@@ -179,7 +185,7 @@ export function startConsole(data: ConsoleData): void {
       const res = await fetch(request.url, request.init);
       const text = await res.text();
       const parsed = parseBody(text);
-      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute);
+      showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute, op.edgeAnswers[String(res.status)]);
       record(op, res, request.key, fieldOf(parsed, 'id'), typeof request.init.body === 'string' ? request.init.body : undefined);
     } catch (err) {
       showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
@@ -221,10 +227,12 @@ export function startConsole(data: ConsoleData): void {
         // Paying this recipient is a new attempt: a new key (the old one may have paid another recipient).
         keys.set(users[0].operationId, newIdempotencyKey());
         history.set(users[0].operationId, []);
+        edited.delete(users[0].operationId); // its body takes the recipient
       },
       fresh: () => {
         tags.set(op.operationId, freshTag());
         keys.set(op.operationId, newIdempotencyKey());
+        edited.delete(op.operationId);
         renderOperation(op);
         ui.send.focus();
       },
@@ -324,6 +332,7 @@ export function startConsole(data: ConsoleData): void {
     setOpen(true);
   });
   ui.exampleSelect.addEventListener('change', () => current && refillWithNewKey(current));
+  ui.body.addEventListener('input', () => current && edited.set(current.operationId, ui.body.value));
   ui.apiKey.addEventListener('input', () => session(STORE.apiKey, ui.apiKey.value));
   ui.baseUrl.addEventListener('input', () => {
     session(STORE.baseUrl, ui.baseUrl.value);
