@@ -101,6 +101,9 @@ describe('who gets in', () => {
         const reply = await call(sandbox.url, method.toUpperCase(), url, { headers, ...(method === 'get' || method === 'delete' ? {} : { body: {} }) });
         expect(reply.status, `${method} ${path} with ${JSON.stringify(headers)}`).toBe(401);
         expect(reply.body).toMatchObject({ code: 'unauthorized', requestId: expect.stringMatching(UUID) });
+        // QA: "Admin token required." answered a wrong token too, as if none had been sent.
+        const sent = 'authorization' in headers && String(headers.authorization).startsWith('Bearer ');
+        expect((reply.body as { error: string }).error).toBe(sent ? "The admin token is not this sandbox's." : 'Admin token required (header authorization: Bearer <token>).');
       }
     }
   });

@@ -304,7 +304,10 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
     const error = (status: number, code: string, message: string, headers?: Record<string, string>) => sendJson(res, status, { error: message, code, requestId }, headers);
     const header = String(req.headers.authorization ?? '');
     const presented = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-    if (presented.length !== token.length || !timingSafeEqual(presented, token)) return error(401, 'unauthorized', 'Admin token required.');
+    if (presented.length !== token.length || !timingSafeEqual(presented, token)) {
+      // A wrong token is told apart from none (QA: "required" read as if none had been sent); neither says more.
+      return error(401, 'unauthorized', presented.length ? "The admin token is not this sandbox's." : 'Admin token required (header authorization: Bearer <token>).');
+    }
     const found = findRoute(routes, req.method ?? '', pathOf(req.url ?? '/'));
     if (!found) return error(404, 'not_found', 'No such admin operation.');
     if ('allow' in found) return error(405, 'method_not_allowed', 'Method not allowed.', { allow: found.allow.join(', ') });
