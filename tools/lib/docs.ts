@@ -56,7 +56,7 @@ export function errorCatalogMarkdown(doc: OpenApiDocument): string {
 export function assumptionsMarkdown(doc: OpenApiDocument): string {
   const rows = assumptions(doc).map((a) => `| \`${cell(decodePointer(a.pointer))}\` | ${cell(a.reason)} |`);
   return [
-    'Where the provider\'s document says "not shown", this contract makes a conventional choice and marks it `x-assumed: true` with an `x-assumed-reason`. A contract test against a real server reports a mismatch on one of these as a warning, not a failure. Every such choice:',
+    'Where the provider\'s document says "not shown", this contract makes a conventional choice and marks it `x-assumed: true` with an `x-assumed-reason`. A contract test against a real server reports a mismatch on one of these as a warning, not a failure. Every node so marked is below. Choices of behaviour the document leaves open (a key\'s scope, whether a refusal is the key\'s result, how nicknames and PIX keys compare, which requests count toward the rate limit) are written where they apply, each saying that it is assumed (the *Idempotency-Key* and *Limits* guides, and the descriptions of the fields and codes they concern).',
     '',
     '| Where (JSON pointer in the bundled document) | Why |',
     '|---|---|',
