@@ -234,7 +234,7 @@ describe('client mode: a client whose requests the sandbox cannot attribute', ()
     const bearer: Drive = async (ctx) => ({ exitCode: (await post(ctx, 'bearer-1', { authorization: `Bearer ${ctx.apiKey}` })) === 401 ? 5 : 0 });
     const report = await run(bearer, SCENARIOS.filter((s) => s.name === 'transfer-503-then-resolved'));
     expect(report.scenarios[0]!.error).toBe(
-      "the client (exit code 5) sent no createTransfer request with the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5); nothing to judge. Likely it sent none, or a request without the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5) (e.g. the key sent as authorization: Bearer) is refused 401 before any organization is known, so no journal holds it",
+      "the client (exit code 5) sent no createTransfer request with the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5); nothing to judge. Likely it sent none, or sent the key another way (e.g. authorization: Bearer): such a request is refused 401 before any organization is known, so no journal holds it",
     );
   }, 60_000);
 });

@@ -167,7 +167,9 @@ function nothingToJudge(scenario: Scenario, driven: Driven, refused: number | un
   const none = `the client (exit code ${driven.exitCode}) sent no ${scenario.operation} request`;
   const header = "the scenario's API key (PAYMENTS_API_KEY) in x-api-key, the only authentication header the provider accepts (section 5)";
   const unattributed = `a request without ${header} (e.g. the key sent as authorization: Bearer) is refused 401 before any organization is known, so no journal holds it`;
-  if (refused === undefined) return `${none} with ${header}; nothing to judge. Likely it sent none, or ${unattributed}`;
+  if (refused === undefined) {
+    return `${none} with ${header}; nothing to judge. Likely it sent none, or sent the key another way (e.g. authorization: Bearer): such a request is refused 401 before any organization is known, so no journal holds it`;
+  }
   if (refused === 0) return `${none}, and the sandbox refused none 401 during its run (not a missing or misplaced API key); nothing to judge`;
   return `${none} the sandbox could attribute: it refused ${refused} request${refused === 1 ? '' : 's'} 401 during the client's run; ${unattributed}; nothing to judge`;
 }
