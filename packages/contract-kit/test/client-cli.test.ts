@@ -117,6 +117,11 @@ describe('payments-contract-kit client', () => {
     const { code, stderr } = await runKit(['client', '--scenario', 'nope', '--', 'true']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/unknown scenario/);
+    // QA: a command that cannot start made every scenario an ERROR of its own, and exit 1.
+    const missing = await runKit(['client', '--', 'no-such-client-command-qa', 'pay']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot start the client command "no-such-client-command-qa": no such executable file on PATH; nothing was run.');
+    expect(missing.stderr).not.toContain('started a sandbox');
   }, 60_000);
 });
 

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '@payments/sandbox';
 import { writeReports } from '../report/write.ts';
-import { commandDrive } from './command.ts';
+import { commandDrive, commandFound } from './command.ts';
 import { renderClientSummary, stderrClientProgress, toClientJson, toClientJunit } from './report.ts';
 import { admin, AdminError, type SandboxAccess } from './provision.ts';
 import { runClientMode } from './run.ts';
@@ -122,6 +122,10 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
+  if (!commandFound(options.command[0]!)) {
+    process.stderr.write(`contract-kit client: cannot start the client command "${options.command[0]}": no such executable file${options.command[0]!.includes('/') ? '' : ' on PATH'}; nothing was run.\nRun with client --help for usage.\n`);
+    return 2;
+  }
   if (options.baseUrl) {
     // The token the user gave, checked once: refused, it would make every scenario an ERROR of its own.
     const stop = await adminRefusal({ baseUrl: options.baseUrl, adminToken: options.adminToken! });

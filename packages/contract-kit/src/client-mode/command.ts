@@ -2,6 +2,8 @@
 // the scenario in its environment. Its output is kept (the last 4 kB) for the report; it is stopped when
 // it outlives the timeout.
 import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Drive, ScenarioContext } from './run.ts';
 
 /** The environment a command gets (documented in the kit's README). */
@@ -41,4 +43,21 @@ export function commandDrive(argv: readonly string[], options: { adminToken: str
         resolve({ exitCode: code ?? (signal ? 128 : 1), output, ...(stopped ? { stoppedAfterMs: options.timeoutMs } : {}) });
       });
     });
+}
+
+/**
+ * Whether the command can be started: a path to an executable file, or a name found on PATH. Checked once
+ * before any scenario (QA: `client -- jav …` made every scenario an ERROR of its own, and exit 1).
+ */
+export function commandFound(file: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const executable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (isAbsolute(file) || file.includes('/')) return executable(resolve(file));
+  return (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && executable(join(dir, file)));
 }
