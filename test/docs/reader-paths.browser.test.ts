@@ -145,6 +145,36 @@ describe('the console', () => {
     }
   });
 
+  // QA: after Enter on the console's link to a code's card, focus fell to <body> (Tab went on from the top).
+  it.each([
+    ['desktop', { width: 1366, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ])("Enter on an error code's catalog link leaves focus on the code's card (%s)", async (_size, viewport) => {
+    const tab = await newTab(viewport);
+    try {
+      // Not load(): on a phone the sidebar's links are hidden behind its menu button.
+      await tab.goto(`${docsUrl}#${TRANSFER}`, { waitUntil: 'load' });
+      await tab.locator('.try-it-launcher').waitFor({ state: 'visible', timeout: WAIT_MS * 4 });
+      await tab.locator('.try-it-launcher').click();
+      await tab.locator('#ti-body').fill(JSON.stringify({ recipientId: 'rcp_does_not_exist', amount: '1.00' }));
+      await tab.locator('#try-it .ti-send').click();
+      const link = tab.locator('#try-it .ti-response a', { hasText: 'its card in the error catalog' });
+      await link.waitFor({ timeout: WAIT_MS * 2 });
+      await link.focus();
+      await tab.keyboard.press('Enter');
+      await expect.poll(() => tab.evaluate(() => document.activeElement?.id), { timeout: WAIT_MS }).toBe('/errors/recipient_not_found');
+      // The page's own code links do the same.
+      await tab.goto(`${docsUrl}#${TRANSFER}`, { waitUntil: 'load' });
+      const code = tab.locator('main code[data-error-code="recipient_not_found"]').first();
+      await code.waitFor({ state: 'attached', timeout: WAIT_MS * 4 });
+      await code.focus();
+      await tab.keyboard.press('Enter');
+      await expect.poll(() => tab.evaluate(() => document.activeElement?.id), { timeout: WAIT_MS }).toBe('/errors/recipient_not_found');
+    } finally {
+      await tab.close();
+    }
+  });
+
   // QA: scrolling the page to another operation (the console follows it) and back reset an edited body.
   it('keeps an edited body when the page moves to another operation and back', async () => {
     const tab = await newTab();

@@ -4,6 +4,7 @@ import type { ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
 import { IDEMPOTENCY_HEADER, otherRequestOf, replayOf, type Sent } from './console-request.ts';
 import type { Created } from './console-fresh.ts';
 import { h } from './dom.ts';
+import { focusErrorCard } from './error-links.ts';
 
 export interface Panel {
   /** First on the page: a keyboard user reaches the console in one Tab. */
@@ -146,13 +147,20 @@ export function showResponse(response: HTMLElement, res: Response, text: string,
   response.replaceChildren(
     h('h3', {}, 'Response'),
     h('p', { class: `ti-status ti-status-${String(res.status)[0]}xx` }, `${res.status} ${res.statusText}`, h('span', { class: 'ti-time' }, ` in ${ms} ms`)),
-    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', h('a', { href: `#${errorsRoute}/${code}` }, `its card in the error catalog`), ' for what it means and what to do.')] : []),
+    ...(code ? [h('p', {}, 'Error code ', h('code', {}, code), ': see ', cardLink(errorsRoute, code), ' for what it means and what to do.')] : []),
     // No JSON error body at a status the spec gives the edge network: its advice (treat it as a timeout, same key).
     ...(!code && edgeAdvice ? [h('p', { class: 'ti-advice' }, `No error body: an answer of the edge network. ${edgeAdvice}`)] : []),
     ...(retryAfter ? [h('p', { class: 'ti-advice' }, `Retry-After: ${retryAfter} s. Wait at least that long before sending the request again.`)] : []),
     h('details', {}, h('summary', {}, `Headers (${headers.length})`), h('dl', { class: 'ti-headers' }, ...headers.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))),
     h('pre', { class: 'ti-body', tabindex: '0', 'aria-label': 'Response body' }, h('code', {}, parsed === undefined ? text : JSON.stringify(parsed, null, 2))),
   );
+}
+
+/** The link to a code's catalog card; followed, it leaves focus on the card. */
+function cardLink(errorsRoute: string, code: string): HTMLElement {
+  const link = h('a', { href: `#${errorsRoute}/${code}` }, 'its card in the error catalog');
+  link.addEventListener('click', () => focusErrorCard(errorsRoute, code)); // Enter on a link is a click too
+  return link;
 }
 
 /** Under the status: this answer replayed an earlier send's. */

@@ -25,7 +25,26 @@ export function followErrorCodeLinks(errorsRoute: string): void {
     if (event instanceof KeyboardEvent && event.key !== 'Enter') return;
     event.preventDefault();
     location.hash = `${errorsRoute}/${target.dataset.errorCode}`;
+    focusErrorCard(errorsRoute, target.dataset.errorCode!);
   };
   document.addEventListener('click', follow);
   document.addEventListener('keydown', follow);
+}
+
+/**
+ * Moves focus to a code's card once a link to it was followed: a keyboard user goes on from the card, not from
+ * the top of the page (QA: focus fell to <body>). Its heading (id = the route) gets focus once it is rendered, a
+ * few frames later, after the console has reacted to the new route (on a phone it closes, moving focus itself).
+ */
+export function focusErrorCard(errorsRoute: string, code: string): void {
+  let frames = 0;
+  const attempt = () => {
+    frames++;
+    const heading = document.getElementById(`${errorsRoute}/${code}`);
+    if ((!heading || frames < 3) && frames < 60) return void requestAnimationFrame(attempt); // at most a second
+    if (!heading) return;
+    if (heading.tabIndex < 0 && !heading.hasAttribute('tabindex')) heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  };
+  requestAnimationFrame(attempt);
 }
