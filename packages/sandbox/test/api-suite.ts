@@ -213,11 +213,13 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(isBalance(below), JSON.stringify(isBalance.errors)).toBe(true);
       });
 
-      it('a missing, inactive or foreign recipient is recipient_not_found', async () => {
+      it('a missing (of any length), inactive or foreign recipient is recipient_not_found', async () => {
         const { org, key } = await admin.org();
         const other = await admin.org();
         const recipient = await pixRecipient(key);
         expectError(await transfer(key, 'rcp_missing', 1), 'recipient_not_found');
+        // The document bounds no id: one longer than the ids the sandbox assigns is missing too, not a 400 (QA).
+        expectError(await transfer(key, `rcp_${'x'.repeat(200)}`, 1), 'recipient_not_found');
         expectError(await transfer(other.key, recipient.id, 1), 'recipient_not_found');
         await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/deactivate`);
         expectError(await transfer(key, recipient.id, 1), 'recipient_not_found');

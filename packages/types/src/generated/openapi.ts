@@ -299,6 +299,12 @@ export type components = {
             [key: string]: unknown;
         };
         /**
+         * ResourceReference
+         * @description The id of a resource, as a client sends it back (a recipient to pay, a transfer to read). An id the organization does not have is answered as the operation's 404, whatever its length up to the bound.
+         * @example rcp_01JD7Q3Z8X4K2M9N5P6R7S8T9V
+         */
+        ResourceReference: string;
+        /**
          * Amount
          * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it is written as (99999999999999.99 is not the double nearest to it, which prints 99999999999999.98, and 37.45000000000000001 has more than two decimal places however a double rounds it), or send the string form.
          * @example 37.45
@@ -312,7 +318,7 @@ export type components = {
          */
         TransferCreate: {
             /** @description The recipient to pay. It must be an active recipient of the organization (`404 recipient_not_found`). */
-            recipientId: components["schemas"]["ResourceId"];
+            recipientId: components["schemas"]["ResourceReference"];
             /** @description The amount to send. With the recipient, it is the transfer's request identity under one Idempotency-Key (`409 banking_transfer_idempotency_conflict` when either differs). */
             amount: components["schemas"]["Amount"];
         } & {
@@ -504,7 +510,7 @@ export type components = {
          * @description The id of a transfer created through the API.
          * @example trf_01JD7Q3Z8X4K2M9N5P6R7S8T9V
          */
-        TransferId: components["schemas"]["ResourceId"];
+        TransferId: components["schemas"]["ResourceReference"];
         /**
          * @description Required, 8–200 characters drawn from letters, digits, dot, underscore, colon and hyphen (letters read as the ASCII letters A–Z and a–z: the document does not say which letters, and a header value is ASCII text). The client generates it, unique per new request, and reuses it only when retrying the same request after a timeout, a network error, a `502`/`504` from the edge or a temporary `503`; the service then returns the original result. Derive it from your own stable identifier for the operation. Never switch to a new key only because of a `503`, `502` or `504`. The key is stored on the created resource. A key belongs to your organization and this operation (assumed: the document does not say how far a key reaches). A refusal of the operation itself (its own `403`, `404`, `409` or `422`) is the key's result as well: the same key gets it again, so a corrected request needs a new key; a `400`, a refusal before the operation runs (authentication, the product-access `403` `api_access_disabled`, the rate limit) and a `5xx` leave the key free (assumed: the document does not say whether a refusal is a result).
          * @example cart-7781:session
