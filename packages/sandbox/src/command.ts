@@ -89,9 +89,20 @@ async function serve(argv: string[], env: Env): Promise<number> {
     process.stderr.write(`${PROG}: ${values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}\nRun ${PROG} --help for usage.\n`);
     return 2;
   }
-  const file = values.db ?? env.SANDBOX_DB;
-  if (file && file !== ':memory:' && !databaseUrl) mkdirSync(dirname(file), { recursive: true });
   const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
+  if (journalCap !== undefined && !/^[1-9]\d*$/.test(journalCap)) {
+    // 0, "abc" or "-5" used to start the sandbox silently with the default cap (QA).
+    process.stderr.write(`${PROG}: ${values['journal-cap'] !== undefined ? '--journal-cap' : 'SANDBOX_JOURNAL_CAP'} must be a whole number of entries, 1 or more, got "${journalCap}"\nRun ${PROG} --help for usage.\n`);
+    return 2;
+  }
+  const file = values.db ?? env.SANDBOX_DB;
+  const embeddedFile = file && file !== ':memory:' && !databaseUrl ? file : undefined;
+  try {
+    if (embeddedFile) mkdirSync(dirname(embeddedFile), { recursive: true });
+  } catch (err) {
+    process.stderr.write(`${PROG}: cannot create the folder of the database file ${embeddedFile}: ${(err as Error).message}\n`);
+    return 1;
+  }
   const adminToken = values['admin-token'] ?? env.SANDBOX_ADMIN_TOKEN;
   const host = values.host ?? env.HOST ?? '127.0.0.1';
   const stopped = nextStopSignal();
@@ -101,7 +112,7 @@ async function serve(argv: string[], env: Env): Promise<number> {
       port,
       fallBack: values.port === undefined && env.PORT === undefined,
       host,
-      ...(databaseUrl ? { databaseUrl } : file && file !== ':memory:' ? { file } : {}),
+      ...(databaseUrl ? { databaseUrl } : embeddedFile ? { file: embeddedFile } : {}),
       ...(adminToken ? { adminToken } : {}),
       ...(journalCap ? { journalCap: Number(journalCap) } : {}),
       site: packagedSite,
@@ -111,6 +122,10 @@ async function serve(argv: string[], env: Env): Promise<number> {
     stopped.cancel();
     if (databaseUrl && databaseUnavailable(err)) {
       process.stderr.write(`${PROG}: cannot reach the PostgreSQL server at ${hostOf(databaseUrl)} (${String((err as Error).message)}): is it running, and is the URL right?\n`);
+      return 1;
+    }
+    if (embeddedFile && (err as { code?: string } | null)?.code === 'ERR_SQLITE_ERROR') {
+      process.stderr.write(`${PROG}: cannot use the database file ${embeddedFile}: ${(err as Error).message}\n`);
       return 1;
     }
     if (!(err instanceof PortInUse)) throw err;

@@ -2,6 +2,9 @@
 // free port when busy; a port someone asked for is held to, so a CI job waiting on it never reaches another
 // server there (a QA pass met exactly that: the job's curl got the other sandbox, then a 401).
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/command.ts';
@@ -70,6 +73,31 @@ describe('--database-url', () => {
     expect(other.said).toContain('--database-url must be a PostgreSQL URL (postgres://user:password@host:port/database), not mysql://');
     expect(other.said).not.toContain('secret');
     expect((await run(['--port', '0', '--database-url', 'notaurl'])).said).toContain('--database-url is not a URL');
+  });
+
+  it('a journal cap that is not a whole number of 1 or more is a usage error (exit 2), not the default silently (QA)', async () => {
+    for (const cap of ['0', 'abc', '-5', '1.5']) {
+      const refused = await run(['--port', '0', `--journal-cap=${cap}`]);
+      expect(refused.code).toBe(2);
+      expect(refused.said).toContain(`--journal-cap must be a whole number of entries, 1 or more, got "${cap}"`);
+    }
+  });
+
+  it('a database file that cannot be used stops with exit 1, naming the file (QA)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sandbox-db-'));
+    try {
+      const notDatabase = join(folder, 'notes.txt');
+      writeFileSync(notDatabase, 'not a database, only text that is long enough to fill a header of one hundred bytes or so.\n');
+      const refused = await run(['--port', '0', '--db', notDatabase]);
+      expect(refused.code).toBe(1);
+      expect(refused.said).toContain(`payments-sandbox: cannot use the database file ${notDatabase}: file is not a database`);
+      const underAFile = join(notDatabase, 'inside', 'sandbox.db');
+      const noFolder = await run(['--port', '0', '--db', underAFile]);
+      expect(noFolder.code).toBe(1);
+      expect(noFolder.said).toContain(`payments-sandbox: cannot create the folder of the database file ${underAFile}: ENOTDIR`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('whose server cannot be reached stops with exit 1, naming the server', async () => {
