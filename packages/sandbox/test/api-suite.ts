@@ -213,6 +213,27 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(isBalance(below), JSON.stringify(isBalance.errors)).toBe(true);
       });
 
+      it('an Idempotency-Key sent twice is refused (400), so the retry that sends it once cannot pay again (QA)', async () => {
+        const { key } = await admin.org({ funding: { BRL: '100.00' } });
+        const recipient = await pixRecipient(key);
+        const idem = unique('trf-twice');
+        const body = JSON.stringify({ recipientId: recipient.id, amount: '50.00' });
+        const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+        const twice = await rawCall(sandbox.url, 'POST', '/v1/banking/transfers', { ...headers, 'idempotency-key': [idem, idem] }, body);
+        expect(twice.status, twice.text).toBe(400);
+        expect(JSON.parse(twice.text)).toMatchObject({ code: 'invalid_request', error: 'Idempotency-Key header must be sent once.' });
+        const once = await rawCall(sandbox.url, 'POST', '/v1/banking/transfers', { ...headers, 'idempotency-key': idem }, body);
+        expect(once.status, once.text).toBe(201);
+        const again = await rawCall(sandbox.url, 'POST', '/v1/banking/transfers', { ...headers, 'idempotency-key': idem }, body);
+        expect(JSON.parse(again.text).id).toBe(JSON.parse(once.text).id);
+        const balance = (await api('GET', '/v1/banking/balance', { key })).body.balances.find((b: any) => b.currency === 'BRL').available;
+        expect(balance).toBe('50.00');
+        for (const [path, payload] of [['/v1/banking/recipients', { rail: 'brl_pix', nickname: unique('twice'), pixKey: `${unique('twice')}@example.com` }], ['/v1/cards', {}]] as const) {
+          const refused = await rawCall(sandbox.url, 'POST', path, { ...headers, 'idempotency-key': [idem, idem] }, JSON.stringify(payload));
+          expect(refused.status, `${path}: ${refused.text}`).toBe(400);
+        }
+      });
+
       it('a missing (of any length), inactive or foreign recipient is recipient_not_found', async () => {
         const { org, key } = await admin.org();
         const other = await admin.org();

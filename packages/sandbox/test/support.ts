@@ -31,7 +31,7 @@ export async function call(base: string, method: string, path: string, opts: { k
 }
 
 /** A request fetch refuses to send (a GET with a body): status and text only. */
-export function rawCall(base: string, method: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+export function rawCall(base: string, method: string, path: string, headers: Record<string, string | string[]>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}${path}`, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       let text = '';

@@ -15,6 +15,9 @@ export function validateRequest(contract: Contract, req: IncomingMessage, op: Op
   if (op.idempotencyKey) {
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string') throw new Failure('invalid_request', 'Idempotency-Key header is required.');
+    // Node joins a repeated header into one value ("X, X"): kept, that key would not match the retry that sends
+    // X once, and the retry would pay again (QA). One request has one key.
+    if ((req.headersDistinct['idempotency-key']?.length ?? 0) > 1) throw new Failure('invalid_request', 'Idempotency-Key header must be sent once.');
     if (!op.idempotencyKey(key)) throw new Failure('invalid_request', 'Idempotency-Key header is malformed.');
   }
   if (!op.validateBody) return {};
