@@ -70,13 +70,18 @@ function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
   return { signal, cancel: () => void process.off('SIGINT', stop).off('SIGTERM', stop) };
 }
 
+/** A wrong command line or setting: one line on stderr, a pointer to --help, exit code 2. */
+function usageError(message: string): number {
+  process.stderr.write(`${PROG}: ${message}\nRun ${PROG} --help for usage.\n`);
+  return 2;
+}
+
 async function serve(argv: string[], env: Env): Promise<number> {
   let values;
   try {
     values = options(argv);
   } catch (err) {
-    process.stderr.write(`${PROG}: ${err instanceof Error ? err.message : String(err)}\nRun ${PROG} --help for usage.\n`);
-    return 2;
+    return usageError(err instanceof Error ? err.message : String(err));
   }
   if (values.help || values.version) {
     process.stdout.write(values.help ? HELP : `${version()}\n`);
@@ -86,14 +91,12 @@ async function serve(argv: string[], env: Env): Promise<number> {
   const databaseUrl = values['database-url'] ?? env.DATABASE_URL;
   const notPostgres = databaseUrl ? postgresUrlProblem(databaseUrl) : undefined;
   if (notPostgres) {
-    process.stderr.write(`${PROG}: ${values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}\nRun ${PROG} --help for usage.\n`);
-    return 2;
+    return usageError(`${values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}`);
   }
   const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
   if (journalCap !== undefined && !/^[1-9]\d*$/.test(journalCap)) {
     // 0, "abc" or "-5" used to start the sandbox silently with the default cap (QA).
-    process.stderr.write(`${PROG}: ${values['journal-cap'] !== undefined ? '--journal-cap' : 'SANDBOX_JOURNAL_CAP'} must be a whole number of entries, 1 or more, got "${journalCap}"\nRun ${PROG} --help for usage.\n`);
-    return 2;
+    return usageError(`${values['journal-cap'] !== undefined ? '--journal-cap' : 'SANDBOX_JOURNAL_CAP'} must be a whole number of entries, 1 or more, got "${journalCap}"`);
   }
   const file = values.db ?? env.SANDBOX_DB;
   const embeddedFile = file && file !== ':memory:' && !databaseUrl ? file : undefined;
