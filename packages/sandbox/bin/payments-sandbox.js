@@ -13,7 +13,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
     process.stderr.write(`payments-sandbox: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    process.exit(1); // a start that failed ends the process, whatever it left open
   },
 );
 

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { parsePort } from '@payments/spec/cli-support';
 import { run as adminCli } from './cli.ts';
 import { databaseUnavailable } from './failure.ts';
+import { NotASandboxDatabase } from './store/schema.ts';
 import { jsonLogger } from './http.ts';
 import { omitSqliteExperimentalWarning } from './node-warnings.ts';
 import { banner, PortInUse, serveSandbox, type ServedSandbox } from './serve.ts';
@@ -25,7 +26,8 @@ options (each also read from the environment variable in brackets):
       --host HOST         interface to listen on [HOST]; default 127.0.0.1
       --database-url URL  PostgreSQL (postgres://…) instead of the embedded store [DATABASE_URL]; several
                           instances on one database share their state
-      --db FILE           keep the embedded store (node:sqlite) in FILE [SANDBOX_DB]; default: in memory
+      --db FILE           keep the embedded store (node:sqlite) in FILE [SANDBOX_DB]; default: in memory;
+                          a flag wins over the other's variable (--db over DATABASE_URL)
       --admin-token T     the admin API's token [SANDBOX_ADMIN_TOKEN]; default: generated and printed
       --journal-cap N     traffic journal entries kept per organization [SANDBOX_JOURNAL_CAP]; default 10000
   -h, --help              this help
@@ -33,6 +35,7 @@ options (each also read from the environment variable in brackets):
 
 Prints the API's URL, the docs (/docs/), the spec (/openapi.yaml, /openapi.json), a demo organization's new
 API key and the admin token on stdout; one JSON line per request on stderr (API keys never logged).
+The sandbox wants a database (or file) of its own: one holding another program's tables is refused (exit 1).
 `;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -88,18 +91,15 @@ async function serve(argv: string[], env: Env): Promise<number> {
     return 0;
   }
   const port = parsePort(values.port ?? env.PORT, 8080, values.port !== undefined ? '--port' : 'PORT');
-  const databaseUrl = values['database-url'] ?? env.DATABASE_URL;
-  const notPostgres = databaseUrl ? postgresUrlProblem(databaseUrl) : undefined;
-  if (notPostgres) {
-    return usageError(`${values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}`);
-  }
+  const storeChoice = chooseStore(values, env);
+  if (typeof storeChoice === 'string') return usageError(storeChoice);
+  const { databaseUrl, file } = storeChoice;
   const journalCap = values['journal-cap'] ?? env.SANDBOX_JOURNAL_CAP;
   if (journalCap !== undefined && !/^[1-9]\d*$/.test(journalCap)) {
     // 0, "abc" or "-5" used to start the sandbox silently with the default cap (QA).
     return usageError(`${values['journal-cap'] !== undefined ? '--journal-cap' : 'SANDBOX_JOURNAL_CAP'} must be a whole number of entries, 1 or more, got "${journalCap}"`);
   }
-  const file = values.db ?? env.SANDBOX_DB;
-  const embeddedFile = file && file !== ':memory:' && !databaseUrl ? file : undefined;
+  const embeddedFile = file !== ':memory:' ? file : undefined;
   try {
     if (embeddedFile) mkdirSync(dirname(embeddedFile), { recursive: true });
   } catch (err) {
@@ -127,6 +127,10 @@ async function serve(argv: string[], env: Env): Promise<number> {
       process.stderr.write(`${PROG}: cannot reach the PostgreSQL server at ${hostOf(databaseUrl)} (${String((err as Error).message)}): is it running, and is the URL right?\n`);
       return 1;
     }
+    if (err instanceof NotASandboxDatabase) {
+      process.stderr.write(`${PROG}: will not use ${embeddedFile ? `the database file ${embeddedFile}` : `the PostgreSQL database at ${hostOf(databaseUrl!)}`}: ${err.message}\n`);
+      return 1;
+    }
     if (embeddedFile && (err as { code?: string } | null)?.code === 'ERR_SQLITE_ERROR') {
       process.stderr.write(`${PROG}: cannot use the database file ${embeddedFile}: ${(err as Error).message}\n`);
       return 1;
@@ -141,6 +145,25 @@ async function serve(argv: string[], env: Env): Promise<number> {
   await served.close();
   process.stderr.write(`${PROG}: stopped on ${signal}\n`);
   return 0;
+}
+
+/**
+ * The store, from the flags first, then the environment: `--db FILE` wins over a DATABASE_URL the shell
+ * happens to have (before, it was ignored and the sandbox's tables went into that database: QA). Two choices
+ * at one level are a usage error, as is a URL that is not PostgreSQL's. Returns the error's text.
+ */
+function chooseStore(values: { 'database-url'?: string | undefined; db?: string | undefined }, env: Env): { databaseUrl?: string; file?: string } | string {
+  const flags = { url: values['database-url'], file: values.db };
+  if (flags.url !== undefined && flags.file !== undefined) return 'give one of --database-url (PostgreSQL) and --db (a node:sqlite file), not both';
+  if (flags.url === undefined && flags.file === undefined && env.DATABASE_URL && env.SANDBOX_DB) {
+    return 'DATABASE_URL and SANDBOX_DB are both set: unset one, or choose with --database-url or --db';
+  }
+  const fromFlags = flags.url !== undefined || flags.file !== undefined;
+  const databaseUrl = fromFlags ? flags.url : env.DATABASE_URL || undefined;
+  const file = fromFlags ? flags.file : env.SANDBOX_DB || undefined;
+  const notPostgres = databaseUrl !== undefined ? postgresUrlProblem(databaseUrl) : undefined;
+  if (notPostgres) return `${flags.url !== undefined ? '--database-url' : 'DATABASE_URL'} ${notPostgres}`;
+  return databaseUrl !== undefined ? { databaseUrl } : file !== undefined ? { file } : {};
 }
 
 /** Why a database URL is not a PostgreSQL one (postgres:// or postgresql://), without echoing its password; undefined when it is. */

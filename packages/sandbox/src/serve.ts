@@ -60,8 +60,9 @@ export async function serveSandbox(options: ServeOptions): Promise<ServedSandbox
       // The docs console prefills the demo key from /docs/console.json (never from the built HTML).
       staticFiles: siteFiles(options.site, { demoApiKey: apiKey.key }),
     });
-  let sandbox: RunningSandbox;
+  let sandbox: RunningSandbox | undefined;
   let portFellBack = false;
+  let demoKey: string;
   try {
     // Binding is the only honest test of a busy port (a check before it races with other processes).
     sandbox = await start(options.port).catch(async (err: unknown) => {
@@ -70,11 +71,13 @@ export async function serveSandbox(options: ServeOptions): Promise<ServedSandbox
       portFellBack = true;
       return start(0);
     });
+    demoKey = await demoOrganization(sandbox, apiKey);
   } catch (err) {
+    // A start that failed leaves nothing running (a listening server or an open pool kept the process alive).
+    await sandbox?.close();
     await store.close();
     throw err;
   }
-  const demoKey = await demoOrganization(sandbox, apiKey);
   return {
     sandbox,
     demoKey,

@@ -19,7 +19,14 @@ export interface PostgresStoreOptions {
   poolSize?: number | undefined;
 }
 
-const SCHEMA_DIALECT: SchemaDialect = { identity: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', legacyInsertionOrder: 'seq', unlogged: 'UNLOGGED ' };
+const SCHEMA_DIALECT: SchemaDialect = {
+  identity: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
+  legacyInsertionOrder: 'seq',
+  unlogged: 'UNLOGGED ',
+  // The schema our unqualified CREATE TABLEs go to (the first of search_path).
+  tableNames: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()',
+  columnNames: 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+};
 
 const DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',

@@ -19,7 +19,14 @@ export interface SchemaDialect {
   legacyInsertionOrder: 'rowid' | 'seq';
   /** PostgreSQL's `UNLOGGED ` for a record no client was promised (the journal): a GET's row waits for no fsync, a crash empties it. */
   unlogged: string;
+  /** A query of the names (`name`) of the tables the sandbox would create its own beside. */
+  tableNames: string;
+  /** A query of the column names (`name`) of the table named by $1, among those. */
+  columnNames: string;
 }
+
+/** The database holds tables the sandbox did not create: it is refused, never written to (migrate()). */
+export class NotASandboxDatabase extends Error {}
 
 /** The version currentSchema() and upgradeFromLegacy() produce; MIGRATIONS carry it further. */
 const SCHEMA_VERSION = 5;
@@ -205,7 +212,8 @@ export const MIGRATIONS: readonly { version: number; sql: (d: SchemaDialect) => 
 ];
 
 /** Brings the database to the newest version, recording each; `db`: inside the transaction migrate() runs in. */
-export async function migrate(db: { exec(script: string): unknown; query(sql: string, values?: unknown[]): Promise<Row[]> | Row[] }, d: SchemaDialect): Promise<void> {
+export async function migrate(db: MigrationConnection, d: SchemaDialect): Promise<void> {
+  await refuseForeignTables(db, d);
   await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at text NOT NULL)');
   const [row] = await db.query('SELECT MAX(version) AS version FROM schema_migrations');
   const version = Number(row?.version ?? 0);
@@ -214,5 +222,25 @@ export async function migrate(db: { exec(script: string): unknown; query(sql: st
   for (const step of steps) {
     await db.exec(step.sql(d));
     await db.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [step.version, new Date().toISOString()]);
+  }
+}
+
+type MigrationConnection = { exec(script: string): unknown; query(sql: string, values?: unknown[]): Promise<Row[]> | Row[] };
+
+/**
+ * Refuses a database that is not the sandbox's: another program's schema_migrations (golang-migrate's, Rails'…)
+ * would have its versions read as ours and our migrations skipped, and tables beside ours would be written
+ * into (QA). Ours (since version 1, on both engines) has exactly the columns version and applied_at.
+ */
+async function refuseForeignTables(db: MigrationConnection, d: SchemaDialect): Promise<void> {
+  const tables = (await db.query(d.tableNames)).map((r) => String(r.name));
+  if (tables.includes('schema_migrations')) {
+    const columns = (await db.query(d.columnNames, ['schema_migrations'])).map((r) => String(r.name)).sort();
+    if (columns.join() === 'applied_at,version') return;
+    throw new NotASandboxDatabase(`it has a schema_migrations table the sandbox did not create (columns ${columns.join(', ')}): give the sandbox a database of its own`);
+  }
+  if (tables.length > 0) {
+    const named = tables.sort().slice(0, 5).join(', ') + (tables.length > 5 ? ', …' : '');
+    throw new NotASandboxDatabase(`it already has tables the sandbox did not create (${named}): give the sandbox a database of its own`);
   }
 }

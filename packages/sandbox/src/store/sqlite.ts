@@ -16,7 +16,13 @@ export interface SqliteStoreOptions {
   file?: string | undefined;
 }
 
-const SCHEMA_DIALECT: SchemaDialect = { identity: 'INTEGER PRIMARY KEY', legacyInsertionOrder: 'rowid', unlogged: '' };
+const SCHEMA_DIALECT: SchemaDialect = {
+  identity: 'INTEGER PRIMARY KEY',
+  legacyInsertionOrder: 'rowid',
+  unlogged: '',
+  tableNames: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+  columnNames: 'SELECT name FROM pragma_table_info($1)',
+};
 
 /**
  * Applied by migrate() (any may meet another process's lock). Under load the background checkpointer copies
