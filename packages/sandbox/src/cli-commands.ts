@@ -1,6 +1,7 @@
 // The admin CLI's command table: one row per operation of the admin document (openapi-admin/), each turning its
 // positional arguments and options into the HTTP request. cli.ts parses argv against these rows, prints help
 // from them and sends the request; admin-contract.test.ts checks the rows cover every admin operationId.
+import { KEY_PREFIX } from './keys.ts';
 
 export type OptionValue = string | boolean | string[] | undefined;
 export type OptionValues = Record<string, OptionValue>;
@@ -167,7 +168,11 @@ export const COMMANDS: readonly Command[] = [
     args: ['KEY_ID'],
     options: {},
     examples: ['key revoke $KEY_ID'],
-    build: ([keyId]) => ({ method: 'POST', path: `/admin/api-keys/${seg(keyId!)}/revoke` }),
+    build: ([keyId]) => {
+      // The key itself in the URL would be logged by every proxy on the way: it is refused before it leaves.
+      if (keyId!.startsWith(KEY_PREFIX)) throw new UsageError('key revoke: give the key\'s id (the "id" key create printed, key_…), not the key itself; nothing was sent');
+      return { method: 'POST', path: `/admin/api-keys/${seg(keyId!)}/revoke` };
+    },
   },
   {
     words: ['wallet-recipient', 'create'],

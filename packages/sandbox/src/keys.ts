@@ -17,6 +17,14 @@ export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex'); // one call: no Hash object per request
 }
 
+/**
+ * The text with anything shaped like an API key replaced, for the request log: a key pasted where an id was
+ * expected (`admin key revoke svc_live_…`, a path) must not land there as a live secret (QA).
+ */
+export function redactApiKeys(text: string): string {
+  return text.includes(KEY_PREFIX) ? text.replace(/svc_live_[A-Za-z0-9]*/g, '[redacted-api-key]') : text;
+}
+
 /** Whether a presented key looks like a key at all (a malformed one is rejected before any lookup). */
 export function wellFormed(key: string | undefined): key is string {
   return typeof key === 'string' && KEY_SHAPE.test(key);

@@ -9,6 +9,7 @@ import { loadSpec, operations } from '@payments/spec';
 import { createPaymentsClient } from '@payments/client';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../tools/lib/postgres.ts';
 import { root } from '../../../tools/lib/paths.ts';
+import { run as runAdminCli } from '../src/cli.ts';
 import { jsonLogger } from '../src/http.ts';
 import { adminSpecPath, startSandbox, type RunningSandbox } from '../src/sandbox.ts';
 import { adminOf, call, UUID } from './support.ts';
@@ -176,6 +177,35 @@ describe('what leaves the server', () => {
     const text = [...logs, ...errors.map((e) => JSON.stringify(e)), ...errors.map((e) => String((e as Error).stack))].join('\n');
     expect(logs.length).toBeGreaterThan(5);
     expect(text).not.toContain('svc_live_');
+  });
+});
+
+describe('a key pasted where an id belongs (QA)', () => {
+  it('is not logged: the request log shows [redacted-api-key] in its path, on the API and the admin API', async () => {
+    const { key } = await admin.org();
+    const from = logs.length;
+    expect((await call(sandbox.url, 'GET', `/v1/banking/transfers/${key}`, { key })).status).toBe(404);
+    const revoke = await fetch(`${sandbox.url}/admin/api-keys/${key}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.adminToken}` } });
+    expect(revoke.status).toBe(404);
+    const lines = logs.slice(from).map((line) => JSON.parse(line) as { path: string });
+    expect(lines.map((line) => line.path)).toEqual(['/v1/banking/transfers/[redacted-api-key]', '/admin/api-keys/[redacted-api-key]/revoke']);
+    expect(logs.slice(from).join('')).not.toContain('svc_live_');
+  });
+
+  it('the admin CLI refuses `key revoke <the key>` before sending anything (exit 2)', async () => {
+    const { key } = await admin.org();
+    const said: string[] = [];
+    const sink = { write: (text: string) => said.push(text) };
+    let sent = 0;
+    const code = await runAdminCli(['key', 'revoke', key], {
+      env: { SANDBOX_URL: sandbox.url, SANDBOX_ADMIN_TOKEN: sandbox.adminToken },
+      stdout: sink,
+      stderr: sink,
+      fetch: (input, init) => (sent++, fetch(input, init)),
+    });
+    expect({ code, sent }).toEqual({ code: 2, sent: 0 });
+    expect(said.join('')).toContain('key revoke: give the key\'s id (the "id" key create printed, key_…), not the key itself; nothing was sent');
+    expect(said.join('')).not.toContain(key);
   });
 });
 

@@ -11,7 +11,7 @@ import type { Contract, OperationContract } from '../contract.ts';
 import { databaseUnavailable, Failure } from '../failure.ts';
 import { pathOf, readRequestBody, RequestAborted, sendEdge, sendJson, type LogLine, type Logger } from '../http.ts';
 import { logProblem } from '../problems.ts';
-import { hashApiKey, wellFormed } from '../keys.ts';
+import { hashApiKey, redactApiKeys, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { JournalEntry } from '../audit/journal.ts';
 import type { Caller, Store, Transaction } from '../store/types.ts';
@@ -71,7 +71,7 @@ export function createSandbox(options: SandboxOptions): {
 async function handle(p: Pipeline, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const path = pathOf(req.url ?? '/');
-  const line: LogLine = { requestId: randomUUID(), method: req.method ?? '', path, status: 0, ms: 0 };
+  const line: LogLine = { requestId: randomUUID(), method: req.method ?? '', path: redactApiKeys(path), status: 0, ms: 0 };
   try {
     if (p.admin && path.startsWith('/admin/')) {
       await p.admin(req, res, line.requestId);
