@@ -65,7 +65,8 @@ Options:
   -h, --help            this help
   -v, --version         the package version (alone)
 
-Exit code: 0 passed, 1 a check failed (or was skipped, without --allow-skips), 2 usage error. A summary
+Exit code: 0 passed, 1 a check failed (or was skipped, without --allow-skips), 2 usage error (a --json or
+--junit file that cannot be written included, checked before the run). A summary
 goes to stdout, progress to stderr. With --admin-token the kit provisions its own organization and as many
 keys as the rate limit needs; without it, it paces one key (600 requests per 15 minutes, cards 60).
 `;

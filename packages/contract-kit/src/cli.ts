@@ -3,7 +3,7 @@
 // write the JSON/JUnit reports, exit 0 (no failures), 1 (failures) or 2 (usage error).
 import { readFileSync } from 'node:fs';
 import { HELP, parseCli } from './args.ts';
-import { writeReports } from './report/write.ts';
+import { unwritableReport, writeReports } from './report/write.ts';
 import { stderrProgress } from './progress.ts';
 import { toJson } from './report/json.ts';
 import { toJunit } from './report/junit.ts';
@@ -51,6 +51,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
+  const unwritable = unwritableReport([['--json', options.json], ['--junit', options.junit]]);
+  if (unwritable) {
+    process.stderr.write(`contract-kit: ${unwritable}; nothing was run.\nRun with --help for usage.\n`);
+    return 2;
+  }
   process.stderr.write(`contract-kit: seed ${options.seed} (replay with --seed ${options.seed})\n`);
   let report;
   try {
@@ -61,14 +66,14 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   process.stdout.write(renderSummary(report));
-  writeReports(
+  const written = writeReports(
     [
       [options.json, () => toJson(report)],
       [options.junit, () => toJunit(report)],
     ],
     'contract-kit',
   );
-  return report.verdict === 'failed' ? 1 : 0;
+  return !written ? 2 : report.verdict === 'failed' ? 1 : 0;
 }
 
 main(process.argv.slice(2)).then(

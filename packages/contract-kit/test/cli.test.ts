@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/types.ts';
+import { startSandbox } from '../../sandbox/src/sandbox.ts';
 import { adminOf } from '../../sandbox/test/support.ts';
 import { startMutant, type RunningMutant } from './mutants/proxy.ts';
 import { MUTANTS } from './mutants/registry.ts';
@@ -210,6 +211,39 @@ describe('runs', () => {
       expect(strict.stdout).toMatch(/\[inconclusive\] GET \/v1\/banking\/balance → 503: a documented 503 \(temporarily_unavailable\)/);
     } finally {
       await down.close();
+    }
+  });
+
+  it("a check whose every answer of its operation was a 503 is skipped, whatever its set-up requests got (QA: it passed, exit 0)", async () => {
+    const sandbox = await startSandbox({});
+    try {
+      const admin = adminOf(sandbox);
+      const { org, key } = await admin.org();
+      await admin.fault({ operationId: 'getTransfer', kind: 'unavailable', count: 100000, organizationId: org.id });
+      const run = await cli(['--base-url', sandbox.url, '--api-key', key, '--operations', 'getTransfer', '--checks', 'valid', '--runs', '5', '--seed', '4']);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stdout).toMatch(/every answer \(\d+\) was inconclusive: nothing was checked/);
+      expect(run.stdout).toMatch(/^FAILED: /m);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a report file that cannot be written is a usage error before the run (exit 2), not a stack trace after it (QA)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kit-unwritable-'));
+    try {
+      const cases: [string[], string][] = [
+        [['--json', dir], `--json ${dir}: is a folder, not a file`],
+        [['--junit', join('/proc/version', 'kit.xml')], '--junit /proc/version/kit.xml: /proc/version is a file, not a folder'],
+      ];
+      for (const [flags, said] of cases) {
+        const refused = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'svc_live_x', ...flags]);
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toContain(`contract-kit: ${said}; nothing was run.`);
+        expect(refused.stderr).not.toMatch(/seed|\n\s+at /);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -122,6 +122,15 @@ describe('payments-contract-kit client', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot start the client command "no-such-client-command-qa": no such executable file on PATH; nothing was run.');
     expect(missing.stderr).not.toContain('started a sandbox');
+    // QA: a sandbox that does not answer was exit 1, which a pipeline reads as the client's findings.
+    const down = await runKit(['client', '--base-url', 'http://127.0.0.1:9', '--admin-token', 'x', '--', 'true']);
+    expect(down.code, down.stderr).toBe(2);
+    expect(down.stderr).toContain('the admin API of http://127.0.0.1:9 is not usable');
+    // QA: an unwritable report path ended the whole run in a stack trace; now nothing runs.
+    const unwritable = await runKit(['client', '--json', '/proc/version/report.json', '--', 'true']);
+    expect(unwritable.code, unwritable.stderr).toBe(2);
+    expect(unwritable.stderr).toContain('contract-kit client: --json /proc/version/report.json: /proc/version is a file, not a folder; nothing was run.');
+    expect(unwritable.stderr).not.toContain('started a sandbox');
   }, 60_000);
 });
 

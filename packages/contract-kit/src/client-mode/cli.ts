@@ -5,7 +5,7 @@
 // could not be judged; 2: usage.
 import { parseArgs } from 'node:util';
 import { startSandbox } from '@payments/sandbox';
-import { writeReports } from '../report/write.ts';
+import { unwritableReport, writeReports } from '../report/write.ts';
 import { commandDrive, commandFound } from './command.ts';
 import { renderClientSummary, stderrClientProgress, toClientJson, toClientJunit } from './report.ts';
 import { admin, AdminError, type SandboxAccess } from './provision.ts';
@@ -46,7 +46,8 @@ Options:
   --junit FILE        write a JUnit XML report (a testcase per scenario, a failure per finding)
   -h, --help          this help
 
-Exit code: 0 no finding, 1 findings (or a scenario the client sent nothing for), 2 usage error.
+Exit code: 0 no finding, 1 findings (or a scenario the client sent nothing for), 2 usage error (a sandbox
+at --base-url that does not answer, a report file that cannot be written included).
 `;
 
 class UsageError extends Error {}
@@ -122,6 +123,11 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
+  const unwritable = unwritableReport([['--json', options.json], ['--junit', options.junit]]);
+  if (unwritable) {
+    process.stderr.write(`contract-kit client: ${unwritable}; nothing was run.\nRun with client --help for usage.\n`);
+    return 2;
+  }
   if (!commandFound(options.command[0]!)) {
     process.stderr.write(`contract-kit client: cannot start the client command "${options.command[0]}": no such executable file${options.command[0]!.includes('/') ? '' : ' on PATH'}; nothing was run.\nRun with client --help for usage.\n`);
     return 2;
@@ -152,22 +158,22 @@ export async function clientMain(argv: readonly string[]): Promise<number> {
       progress: stderrClientProgress(),
     });
     process.stdout.write(renderClientSummary(report));
-    writeReports(
+    const written = writeReports(
       [
         [options.json, () => toClientJson(report)],
         [options.junit, () => toClientJunit(report)],
       ],
       'contract-kit client',
     );
-    return report.totals.failed > 0 ? 1 : 0;
+    return !written ? 2 : report.totals.failed > 0 ? 1 : 0;
   } finally {
     await sandbox?.close();
   }
 }
 
 /**
- * GET /admin/health with the given token: a refusal (401/403) is a usage error (exit 2) naming the option, a
- * sandbox that does not answer it a failed run (exit 1), each said once instead of as an error per scenario.
+ * GET /admin/health with the given token: a refusal (401/403) is a usage error (exit 2) naming the option, and
+ * so is a sandbox that does not answer it, each said once instead of as an error per scenario.
  */
 async function adminRefusal(access: SandboxAccess): Promise<{ code: number; message: string } | undefined> {
   try {
@@ -178,6 +184,7 @@ async function adminRefusal(access: SandboxAccess): Promise<{ code: number; mess
     if (err.status === 401 || err.status === 403) {
       return { code: 2, message: `the sandbox at ${access.baseUrl} refused the admin token (--admin-token or $SANDBOX_ADMIN_TOKEN): GET /admin/health answered ${err.message.replace(/^GET \/admin\/health: /, '').replace(/ \(check --admin-token\)$/, '')}; nothing was run. Check the token (payments-sandbox prints it)` };
     }
-    return { code: 1, message: `the admin API of ${access.baseUrl} is not usable (${err.message}); nothing was run` };
+    // The sandbox is the run's equipment, not what is tested: a client is not at fault for it (QA: exit 1 read as findings).
+    return { code: 2, message: `the admin API of ${access.baseUrl} is not usable (${err.message}); nothing was run` };
   }
 }

@@ -262,7 +262,7 @@ function skipped(check: CheckRecorder, message: string): CheckResult {
 
 export async function send(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, options: { keepInconclusive?: boolean } = {}): Promise<Exchange> {
   const ex = await exchange(ctx, request);
-  check.sent(ex.response?.status);
+  check.sent(ex.response?.status, op.operationId);
   if (ex.response) {
     // A probe that made the 503/502/504 happen (a scheduled fault) expects it: it is not inconclusive there.
     const unknown = options.keepInconclusive ? undefined : inconclusive(op, ex.response, 'the probe could not use this answer');

@@ -2,7 +2,7 @@
 // against a fresh sandbox (default), a sandbox, a server or Prism; summary on stdout, progress on stderr, JSON and
 // JUnit reports. Exit 0 passed, 1 a workflow failed or no step ran, 2 usage (an unreachable server, a refused key).
 import { parseArgs } from 'node:util';
-import { writeReports } from '../report/write.ts';
+import { unwritableReport, writeReports } from '../report/write.ts';
 import { renderWorkflowSummary, workflowJson, workflowJunit } from './report.ts';
 import { loadWorkflows, type Workflow } from './model.ts';
 import { RespectMissing } from './respect.ts';
@@ -108,6 +108,11 @@ export async function workflowsMain(argv: string[]): Promise<number> {
     process.stdout.write(renderWorkflowList(loadWorkflows()));
     return 0;
   }
+  const unwritable = unwritableReport([['--json', options.json], ['--junit', options.junit]]);
+  if (unwritable) {
+    process.stderr.write(`workflows: ${unwritable}; nothing was run.\nRun with --help for usage.\n`);
+    return 2;
+  }
   let report;
   try {
     report = await runWorkflows({
@@ -121,12 +126,13 @@ export async function workflowsMain(argv: string[]): Promise<number> {
     return 2;
   }
   process.stdout.write(renderWorkflowSummary(report));
-  writeReports(
+  const written = writeReports(
     [
       [options.json, () => workflowJson(report)],
       [options.junit, () => workflowJunit(report)],
     ],
     'workflows',
   );
+  if (!written) return 2;
   return report.verdict === 'passed' ? 0 : 1; // nothing checked fails too: a green run must have checked something
 }
