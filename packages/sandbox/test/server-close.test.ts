@@ -4,6 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../src/sandbox.ts';
+import { adminOf } from './support.ts';
 
 const sockets: Socket[] = [];
 let sandbox: RunningSandbox | undefined;
@@ -50,5 +51,32 @@ describe('stopping the sandbox', () => {
     expect(await closing).toBe('closed');
     await ended;
     expect(answer).toMatch(/^HTTP\/1\.1 401 /); // no API key: the documented 401, answered before the socket was cut
+  });
+});
+
+describe('stopping the sandbox under keep-alive traffic (QA F4)', () => {
+  it('answers requests already sent on idle kept-alive connections, with Connection: close, instead of a reset', async () => {
+    const s = await startSandbox();
+    const { key } = await adminOf(s).org();
+    const request = `GET /v1/banking/balance HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`;
+    const clients = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const socket = await open(s.port);
+        const client = { socket, answers: '', closed: new Promise((resolve) => socket.once('close', resolve)) };
+        socket.on('data', (chunk: Buffer) => (client.answers += chunk.toString()));
+        socket.write(request);
+        for (let i = 0; i < 100 && !client.answers.includes('"available"'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        return client;
+      }),
+    );
+    expect(clients.map((c) => c.answers.match(/HTTP\/1\.1 200 /g)?.length)).toEqual(clients.map(() => 1)); // kept alive, idle
+    // Each client sends its next request, and the sandbox begins to close in the same turn: none was read yet.
+    for (const c of clients) c.socket.write(request);
+    expect(await closeWithin(s, 20_000)).toBe('closed');
+    await Promise.all(clients.map((c) => c.closed));
+    for (const c of clients) {
+      expect(c.answers.match(/HTTP\/1\.1 200 /g)?.length, c.answers).toBe(2);
+      expect(c.answers.slice(c.answers.lastIndexOf('HTTP/1.1 200'))).toMatch(/\r\nconnection: close\r\n/i);
+    }
   });
 });
