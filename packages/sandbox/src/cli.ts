@@ -27,6 +27,8 @@ export type Plan =
 
 /** The request failed: unreachable, timed out, or answered with an error status. */
 export class RequestError extends Error {}
+/** The admin API refused the command's values (400): a wrong command line the server caught, exit 2 like one. */
+class RefusedValues extends RequestError {}
 
 // ---- argv → plan ----
 
@@ -193,7 +195,7 @@ function generalHelp(): string {
     `usage: ${PROG} <command> [options]`,
     '',
     'The Payments API sandbox admin CLI: one command per admin operation (openapi-admin/). Prints the response',
-    'as JSON on stdout; a failure is one line on stderr (exit code 2: wrong command line, 1: the request failed).',
+    'as JSON on stdout; a failure is one line on stderr (exit code 2: wrong command line, values the admin API refused (400) included; 1: the request failed).',
     '',
     'commands:',
     ...commandList(COMMANDS),
@@ -280,7 +282,7 @@ export async function send(call: Extract<Plan, { kind: 'call' }>, fetchImpl: typ
   } catch (err) {
     throw new RequestError(networkFailure(err, call.url));
   }
-  if (!response.ok) throw new RequestError(httpFailure(response.status, response.statusText, text));
+  if (!response.ok) throw new (response.status === 400 ? RefusedValues : RequestError)(httpFailure(response.status, response.statusText, text));
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -310,13 +312,14 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     const result = await send(planned, io.fetch).catch((err: unknown) => {
-      throw err instanceof RequestError ? new RequestError(namingOptions(err.message, planned.command)) : err;
+      if (!(err instanceof RequestError)) throw err;
+      throw new (err instanceof RefusedValues ? RefusedValues : RequestError)(namingOptions(err.message, planned.command));
     });
     if (result !== undefined) io.stdout.write(`${io.stdout.isTTY ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    return err instanceof UsageError || err instanceof RefusedValues ? 2 : 1;
   }
 }
 

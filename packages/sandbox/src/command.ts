@@ -90,7 +90,12 @@ async function serve(argv: string[], env: Env): Promise<number> {
     process.stdout.write(values.help ? HELP : `${version()}\n`);
     return 0;
   }
-  const port = parsePort(values.port ?? env.PORT, 8080, values.port !== undefined ? '--port' : 'PORT');
+  let port: number;
+  try {
+    port = parsePort(values.port ?? env.PORT, 8080, values.port !== undefined ? '--port' : 'PORT');
+  } catch (err) {
+    return usageError((err as Error).message); // was exit 1, unlike every other wrong option (QA)
+  }
   const storeChoice = chooseStore(values, env);
   if (typeof storeChoice === 'string') return usageError(storeChoice);
   const { databaseUrl, file } = storeChoice;

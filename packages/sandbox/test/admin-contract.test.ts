@@ -363,17 +363,17 @@ describe('CLI output', () => {
     expect(empty.calls[0]!.init.method).toBe('DELETE');
   });
 
-  it('prints the server\'s error as one line and exits 1 (401, validation)', async () => {
+  it('prints the server\'s error as one line: exit 1 for a failed request (401), 2 for values it refused (400, QA)', async () => {
     const unauthorized = io(() => json(401, { error: 'Admin token required.', code: 'unauthorized', requestId: 'r-1' }));
     expect(await run(['health'], unauthorized.io)).toBe(1);
     expect(unauthorized.stderr.join('')).toBe('error: 401 unauthorized: Admin token required. [requestId r-1] (check --token or SANDBOX_ADMIN_TOKEN)\n');
     expect(unauthorized.stdout).toEqual([]);
 
     const invalid = io(() => json(400, { error: 'Body /count must be <= 100000.', code: 'invalid_request', requestId: 'r-2' }));
-    expect(await run(['fault', 'add', '--operation', 'createTransfer', '--kind', 'unavailable', '--count', '200000'], invalid.io)).toBe(1);
+    expect(await run(['fault', 'add', '--operation', 'createTransfer', '--kind', 'unavailable', '--count', '200000'], invalid.io)).toBe(2);
     expect(invalid.stderr.join('')).toBe('error: 400 invalid_request: --count must be <= 100000. [requestId r-2]\n');
     const nested = io(() => json(400, { error: 'Body /funding/BRL must match pattern "x". Body /other is unknown.', code: 'invalid_request', requestId: 'r-3' }));
-    expect(await run(['org', 'create', '--funding', 'BRL=abc'], nested.io)).toBe(1);
+    expect(await run(['org', 'create', '--funding', 'BRL=abc'], nested.io)).toBe(2);
     expect(nested.stderr.join('')).toBe('error: 400 invalid_request: --funding (at /BRL) must match pattern "x". Body /other is unknown. [requestId r-3]\n');
   });
 

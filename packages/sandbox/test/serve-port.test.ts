@@ -75,6 +75,22 @@ describe('--database-url', () => {
     expect((await run(['--port', '0', '--database-url', 'notaurl'])).said).toContain('--database-url is not a URL');
   });
 
+  it('a port that is not one is a usage error (exit 2), like every other wrong option (QA: exit 1)', async () => {
+    for (const [argv, env, said] of [
+      [['--port', 'abc'], {}, '--port must be a port number (0–65535), got "abc"'],
+      [['--port', '70000'], {}, '--port must be a port number (0–65535), got "70000"'],
+      [[], { PORT: 'abc' }, 'PORT must be a port number (0–65535), got "abc"'],
+    ] as const) {
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        expect(await main([...argv], env)).toBe(2);
+        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain(`payments-sandbox: ${said}\nRun payments-sandbox --help for usage.`);
+      } finally {
+        stderr.mockRestore();
+      }
+    }
+  });
+
   it('a journal cap that is not a whole number of 1 or more is a usage error (exit 2), not the default silently (QA)', async () => {
     for (const cap of ['0', 'abc', '-5', '1.5']) {
       const refused = await run(['--port', '0', `--journal-cap=${cap}`]);
