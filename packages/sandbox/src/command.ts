@@ -140,6 +140,12 @@ async function serve(argv: string[], env: Env): Promise<number> {
       process.stderr.write(`${PROG}: cannot use the database file ${embeddedFile}: ${(err as Error).message}\n`);
       return 1;
     }
+    const listenFailure = err as { code?: string; syscall?: string } | null;
+    if (listenFailure && ['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES'].includes(listenFailure.code ?? '') && ['listen', 'getaddrinfo'].includes(listenFailure.syscall ?? '')) {
+      // QA: "getaddrinfo ENOTFOUND 999.1.1.1" named neither the option nor what failed.
+      process.stderr.write(`${PROG}: cannot listen on ${host} port ${port} (--host, --port): ${(err as Error).message}\n`);
+      return 1;
+    }
     if (!(err instanceof PortInUse)) throw err;
     process.stderr.write(`${PROG}: port ${err.port} on ${host} is in use: stop what holds it, or pick another with --port N (0 = any free port)\n`);
     return 1;

@@ -24,7 +24,7 @@ export function databaseUnavailable(err: unknown): Failure | undefined {
   const code = typeof e?.code === 'string' ? e.code : '';
   const unreachable =
     /^(57P0[123]|08...)$/.test(code) || // PostgreSQL: shutting down, crashed, starting up; connection exceptions
-    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code) || // ENOTFOUND, EAI_AGAIN: its host name not resolved
     (code === 'ENOENT' && e?.syscall === 'connect') || // its Unix socket is gone (the server stopped or restarts)
     /Connection terminated|not queryable|timeout exceeded when trying to connect/.test(String(e?.message ?? ''));
   return unreachable ? new Failure('temporarily_unavailable', 'The sandbox cannot reach its database right now. Retry later (a POST with the same Idempotency-Key: its outcome is unresolved until then).') : undefined;

@@ -75,6 +75,18 @@ describe('--database-url', () => {
     expect((await run(['--port', '0', '--database-url', 'notaurl'])).said).toContain('--database-url is not a URL');
   });
 
+  it('an interface it cannot listen on stops with exit 1, naming --host (QA: only "getaddrinfo ENOTFOUND")', async () => {
+    for (const [host, cause] of [['no-such-host.invalid', '(ENOTFOUND|EAI_AGAIN)'], ['192.0.2.1', 'EADDRNOTAVAIL']]) {
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        expect(await main(['--port', '0', '--host', host!], {})).toBe(1);
+        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toMatch(new RegExp(`payments-sandbox: cannot listen on ${host!.replace(/\./g, '\\.')} port 0 \\(--host, --port\\): .*${cause}`));
+      } finally {
+        stderr.mockRestore();
+      }
+    }
+  });
+
   it('a port that is not one is a usage error (exit 2), like every other wrong option (QA: exit 1)', async () => {
     for (const [argv, env, said] of [
       [['--port', 'abc'], {}, '--port must be a port number (0–65535), got "abc"'],
@@ -124,6 +136,9 @@ describe('--database-url', () => {
     const refused = await run(['--port', '0', '--database-url', `postgres://sandbox@127.0.0.1:${port}/none`]);
     expect(refused.code).toBe(1);
     expect(refused.said).toContain(`payments-sandbox: cannot reach the PostgreSQL server at 127.0.0.1:${port} (`);
+    const noHost = await run(['--port', '0', '--database-url', 'postgres://sandbox@no-such-host.invalid:5432/none']);
+    expect(noHost.code, noHost.said).toBe(1);
+    expect(noHost.said).toMatch(/payments-sandbox: cannot reach the PostgreSQL server at no-such-host\.invalid:5432 \(getaddrinfo (ENOTFOUND|EAI_AGAIN)/); // EAI_AGAIN: no resolver
     const noSocket = await run(['--port', '0', '--database-url', 'postgres:///none?host=/nonexistent-socket-folder&user=sandbox']);
     expect(noSocket.code).toBe(1);
     expect(noSocket.said).toContain('payments-sandbox: cannot reach the PostgreSQL server at the Unix socket in /nonexistent-socket-folder (');
