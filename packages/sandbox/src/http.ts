@@ -114,14 +114,15 @@ export interface LogLine {
 export type Logger = (line: LogLine) => void;
 
 /**
- * One JSON line per request. A 5xx answer is a `warn` (a client has to handle it), never an `error`: that level
+ * One JSON line per request. A 5xx answer, and no answer at all (status 0: a connection dropped by a fault or
+ * by the client; QA), is a `warn` (a client has to handle it), never an `error`: that level
  * is what the sandbox reports about itself (problems.ts), so that a CI step failing on it is not set off by every
  * 503 a test injected (QA). A bug's 500 has its own `error` line too.
  */
 export const jsonLogger =
   (write: (text: string) => void = (t) => process.stdout.write(t)): Logger =>
   (line) =>
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: line.status >= 500 ? 'warn' : 'info', ...line })}\n`);
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: line.status >= 500 || line.status === 0 ? 'warn' : 'info', ...line })}\n`);
 
 /** Node's refusals before any handler runs ('clientError'), by error code: status, reason, code, message. */
 const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {

@@ -96,11 +96,14 @@ describe('client retry paths against the sandbox', () => {
     await expect(pay('invoice-restart', '99.00')).rejects.toMatchObject({ code: 'banking_transfer_idempotency_conflict' } satisfies Partial<ApiError>);
   });
 
-  it("the injected faults' 5xx answers are logged as warnings: `error` stays the sandbox's own problems", () => {
+  it("the injected faults' 5xx answers, and the dropped connection (status 0), are logged as warnings: `error` stays the sandbox's own problems", () => {
     const lines = logs.map((text) => JSON.parse(text) as { level: string; status?: number });
     const fiveHundreds = lines.filter((l) => typeof l.status === 'number' && l.status >= 500);
     expect(fiveHundreds.length).toBeGreaterThan(0);
     expect([...new Set(fiveHundreds.map((l) => l.level))]).toEqual(['warn']);
+    const unanswered = lines.filter((l) => l.status === 0);
+    expect(unanswered.length).toBeGreaterThan(0);
+    expect([...new Set(unanswered.map((l) => l.level))]).toEqual(['warn']);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 
