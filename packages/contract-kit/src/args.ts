@@ -21,8 +21,11 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const HELP = `Contract tests of a Payments API server against the bundled OpenAPI spec.
 
 Usage:
-  payments-contract-kit --base-url URL --api-key KEY [options]   (pnpm exec payments-contract-kit …)
-  node packages/contract-kit/src/cli.ts --base-url URL --api-key KEY [options]
+  payments-contract-kit --base-url URL --api-key KEY [options]   a server, against the spec (this help)
+  payments-contract-kit client [options] -- <command> [args…]    a client's traffic, against the provider's
+                                                                 rules (client --help)
+  payments-contract-kit workflows [options]                      the provider's flows as Arazzo workflows,
+                                                                 run by Redocly Respect (workflows --help)
 
 Every response is checked (documented status, content type, body schema, headers, error codes at their
 catalog status; x-assumed mismatches are warnings with their reason). The checks form a registry

@@ -28,7 +28,10 @@ describe('usage', () => {
   it('--help prints the usage and exits 0', async () => {
     const { code, stdout } = await cli(['--help']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/Usage:\n {2}payments-contract-kit --base-url URL --api-key KEY \[options\].*\n {2}node packages\/contract-kit\/src\/cli\.ts --base-url URL --api-key KEY/);
+    // The commands an installed package has, each subcommand named (QA: workflows was missing, and the usage
+    // showed the repository's paths).
+    expect(stdout).toMatch(/Usage:\n {2}payments-contract-kit --base-url URL --api-key KEY \[options\].*\n {2}payments-contract-kit client \[options\] -- <command>[\s\S]*\n {2}payments-contract-kit workflows \[options\]/);
+    expect(stdout).not.toContain('packages/contract-kit/src');
     for (const flag of ['--admin-token', '--other-api-key', '--seed', '--runs', '--json', '--junit', '--operations', '--strict-503']) expect(stdout).toContain(flag);
   });
 

@@ -16,7 +16,6 @@ export const CLIENT_HELP = `Contract tests of a CLIENT: does it follow the provi
 
 Usage:
   payments-contract-kit client [options] -- <command> [args…]
-  node packages/contract-kit/src/cli.ts client [options] -- <command> [args…]
 
 For each scenario the kit provisions an organization (every product on, funded), an API key, a clock and
 (transfers) a PIX recipient, arms the scenario's faults for that organization, runs <command> once with:
