@@ -11,7 +11,7 @@ import { packPackage, type PackedPackage } from '../../tools/lib/pack.ts';
 import { root } from '../../tools/lib/paths.ts';
 import { tarballProblems, type Manifest } from '../../tools/lib/release.ts';
 
-const ALLOWED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|node-flags\.json|bin\/[a-z-]+\.js|dist\/.+\.(js|d\.ts)|dist\/[a-z-]+\.(json|yaml)|dist\/workflows\/([a-z0-9-]+\.arazzo\.yaml|index\.json)|dist\/docs\/(index\.html\.(br|gz)|favicon\.ico))$/;
+const ALLOWED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|node-flags\.json|bin\/[a-z-]+\.js|dist\/.+\.(js|d\.ts)|dist\/[a-z-]+\.(json|yaml)|dist\/workflows\/([a-z0-9-]+\.arazzo\.yaml|index\.json)|dist\/docs\/(index\.html\.(br|gz)|favicon\.ico)|dist\/examples\/[a-z-]+\.py)$/;
 const NAMES = ['spec', 'types', 'client', 'sandbox', 'contract-kit', 'mock'] as const;
 const LIVE_KEY = /svc_live_[A-Za-z0-9]{16,}/g;
 // The admin document's example of a created key (openapi-admin/components/examples/responses/api_key_created.yaml)

@@ -9,7 +9,7 @@
 //     embedded one (against the PostgreSQL one on Node 24 only: the same code on another store, ~5 s saved
 //     per line);
 //   - `npx payments-contract-kit client --test-clock -- node client.mjs` gives 0 findings for the careful
-//     client and findings for the careless one;
+//     client and findings for the careless one, and 0 for the Python client the kit ships (dist/examples/pay.py);
 //   - `npx payments-mock` answers 201 to a transfer of 0.07 sent as a JSON number (Node >= 24.18), and
 //     `npx payments-mock proxy <url>` flags a server's answer that breaks the contract; it says it needs Node
 //     24.18 on Node 22;
@@ -230,7 +230,11 @@ describe.each(NODE_LINES)('Node %s, a consumer folder outside the workspace', (l
       expect(careless.code, describeOutcome(careless)).toBe(1);
       const found = Number(/(\d+) finding\(s\)/.exec(careless.stdout)?.[1]);
       expect(found).toBeGreaterThan(0);
-      return `careless: ${found} findings`;
+      // The Python client the kit ships (dist/examples/pay.py), as its README tells an npm user to run it.
+      const python = await run('npx', ['payments-contract-kit', 'client', '--test-clock', '--', 'python3', 'node_modules/@payments/contract-kit/dist/examples/pay.py'], opts(line, 180_000));
+      expect(python.code, describeOutcome(python)).toBe(0);
+      expect(python.stdout).toMatch(/ 0 finding\(s\)/);
+      return `careless: ${found} findings; the shipped Python client: 0`;
     });
   }, 400_000);
 

@@ -1,7 +1,7 @@
 // The published packages, in dependency order (each compiled and published after what it depends on), and
 // their compilation: tsc per package (JS + .d.ts into dist/, `.ts` imports rewritten to `.js`), then the
 // files a package serves that another build step made (the docs for the sandbox, the Prism document for the
-// mock). In this repository the packages' `exports` point at their TypeScript sources (the tasks and tests
+// mock) or ships besides (the kit's Python example client). In this repository the packages' `exports` point at their TypeScript sources (the tasks and tests
 // run them through the workspace links); `publishConfig` points the packed package.json at dist/.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +32,10 @@ function copyAssets(name: PackageDir): void {
         ['index.html.br', 'index.html.gz', 'favicon.ico'].map((file) => [join(docsDir, file), join(packageDir(name), 'dist', 'docs', file)])
       : name === 'mock'
         ? [[prismDocumentPath, join(packageDir(name), 'dist', 'openapi.json')]]
-        : [];
+        : name === 'contract-kit'
+          ? // A client in another language an installed kit can run at once (QA: the README's examples were repository files).
+            [[join(root, 'examples', 'python-client', 'pay.py'), join(packageDir(name), 'dist', 'examples', 'pay.py')]]
+          : [];
   for (const [from, to] of copies) {
     if (!existsSync(from)) continue; // a task that builds no docs (chaos, bench-client) packs nothing; the release checks the tarballs
     mkdirSync(join(to, '..'), { recursive: true });
