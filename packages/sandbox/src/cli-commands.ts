@@ -130,6 +130,15 @@ export const COMMANDS: readonly Command[] = [
     build: (_args, values) => ({ method: 'POST', path: '/admin/organizations', body: orgBody(values) }),
   },
   {
+    words: ['org', 'list'],
+    operationId: 'listOrganizations',
+    summary: 'List every organization, oldest first.',
+    args: [],
+    options: {},
+    examples: ['org list'],
+    build: () => ({ method: 'GET', path: '/admin/organizations' }),
+  },
+  {
     words: ['org', 'get'],
     operationId: 'getOrganization',
     summary: 'Show an organization.',
@@ -162,6 +171,15 @@ export const COMMANDS: readonly Command[] = [
     build: ([org]) => ({ method: 'POST', path: `/admin/organizations/${seg(org!)}/api-keys` }),
   },
   {
+    words: ['key', 'list'],
+    operationId: 'listApiKeys',
+    summary: 'List an organization\'s API keys (ids and prefixes, revoked ones included; never the keys).',
+    args: ['ORG'],
+    options: {},
+    examples: ['key list $ORG'],
+    build: ([org]) => ({ method: 'GET', path: `/admin/organizations/${seg(org!)}/api-keys` }),
+  },
+  {
     words: ['key', 'revoke'],
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key, by its id (the "id" printed by key create, not the key).',
@@ -170,7 +188,7 @@ export const COMMANDS: readonly Command[] = [
     examples: ['key revoke $KEY_ID'],
     build: ([keyId]) => {
       // The key itself in the URL would be logged by every proxy on the way: it is refused before it leaves.
-      if (keyId!.startsWith(KEY_PREFIX)) throw new UsageError('key revoke: give the key\'s id (the "id" key create printed, key_…), not the key itself; nothing was sent');
+      if (keyId!.startsWith(KEY_PREFIX)) throw new UsageError('key revoke: give the key\'s id (the "id" key create printed, or key list ORG shows by its prefix: key_…), not the key itself; nothing was sent');
       return { method: 'POST', path: `/admin/api-keys/${seg(keyId!)}/revoke` };
     },
   },

@@ -151,7 +151,9 @@ const SAMPLES: Record<string, { argv: string[]; request: AdminRequest }> = {
       body: { name: 'Acme Imports', apiAccess: false, banking: true, cards: true, checkout: true, walletTransfers: true, cardTermsAccepted: true, checkoutPix: true, funding: { BRL: '1000.00', USD: '50' } },
     },
   },
+  listOrganizations: { argv: ['org', 'list'], request: { method: 'GET', path: '/admin/organizations' } },
   getOrganization: { argv: ['org', 'get', 'org_1'], request: { method: 'GET', path: '/admin/organizations/org_1' } },
+  listApiKeys: { argv: ['key', 'list', 'org_1'], request: { method: 'GET', path: '/admin/organizations/org_1/api-keys' } },
   updateOrganization: {
     argv: ['org', 'update', 'org_1', '--banking=false', '--cards=true', '--funding', 'BRL=5', '--funding', 'USD=7.50'],
     request: { method: 'PATCH', path: '/admin/organizations/org_1', body: { banking: false, cards: true, funding: { BRL: '5', USD: '7.50' } } },
@@ -289,7 +291,7 @@ describe('CLI argument parsing', () => {
     [['org', 'get'], /org get: missing ORG/],
     [['org', 'get', 'a', 'b'], /org get: unexpected argument "b"/],
     [['recipient', 'activate', 'org_1'], /recipient activate: missing RECIPIENT/],
-    [['org', 'frobnicate'], /unknown command "org frobnicate"; org commands: create, get, update/],
+    [['org', 'frobnicate'], /unknown command "org frobnicate"; org commands: create, list, get, update/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['org', 'create', '--bogus'], /org create: Unknown option '--bogus'/],
     [['org', 'create', '--banking=maybe'], /org create: --banking takes true or false, got "maybe"/],

@@ -698,6 +698,29 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect((await admin.send('POST', `/organizations/${org.id}/recipients/${saved.body.id}/activate`)).body).toMatchObject({ id: saved.body.id, active: true });
       });
 
+      it("lists an organization's keys (ids and prefixes, revoked ones too, never a key or hash) and every organization (QA)", async () => {
+        const { org, key, keyId } = await admin.org();
+        const second = await admin.req('POST', `/organizations/${org.id}/api-keys`);
+        const revoked = await admin.req('POST', `/api-keys/${keyId}/revoke`);
+        const listed = await admin.send('GET', `/organizations/${org.id}/api-keys`);
+        expect(listed.status, listed.text).toBe(200);
+        const validate = createValidator(adminSpec).compile({ $ref: '#/components/schemas/ApiKeyList' });
+        expect(validate(listed.body), JSON.stringify(validate.errors)).toBe(true);
+        // Two keys made within one millisecond have no order of their own: compared as a set.
+        expect(listed.body.apiKeys).toHaveLength(2);
+        expect(listed.body.apiKeys).toEqual(
+          expect.arrayContaining([
+            { id: keyId, organizationId: org.id, prefix: key.slice(0, 13), createdAt: expect.any(String), revokedAt: revoked.revokedAt },
+            { id: second.id, organizationId: org.id, prefix: second.prefix, createdAt: second.createdAt, revokedAt: null },
+          ]),
+        );
+        expect(listed.text).not.toContain(key.slice(13));
+        expect(listed.text).not.toContain(second.key.slice(13));
+        expect((await admin.send('GET', '/organizations/org_none/api-keys')).status).toBe(404);
+        const organizations = (await admin.req('GET', '/organizations')).organizations as { id: string }[];
+        expect(organizations.map((o) => o.id)).toContain(org.id);
+      });
+
       it('a fault kind is accepted only on operations that document its answer', async () => {
         const { org } = await admin.org();
         const refused = await admin.send('POST', '/faults', { body: { operationId: 'createTransfer', kind: 'provider_rate_limited', count: 1, organizationId: org.id } });

@@ -204,7 +204,7 @@ describe('a key pasted where an id belongs (QA)', () => {
       fetch: (input, init) => (sent++, fetch(input, init)),
     });
     expect({ code, sent }).toEqual({ code: 2, sent: 0 });
-    expect(said.join('')).toContain('key revoke: give the key\'s id (the "id" key create printed, key_…), not the key itself; nothing was sent');
+    expect(said.join('')).toContain('key revoke: give the key\'s id (the "id" key create printed, or key list ORG shows by its prefix: key_…), not the key itself; nothing was sent');
     expect(said.join('')).not.toContain(key);
   });
 });

@@ -15,7 +15,7 @@ import { Failure } from '../failure.ts';
 import { DEFAULT_JOURNAL_CAP } from '../pipeline/journal.ts';
 import { activeNicknameTaken, recipientView, recipientWrite, transferView } from '../operations/banking.ts';
 import type { Store, Transaction } from '../store/types.ts';
-import type { FaultKind, FaultRecord, Organization } from '../records.ts';
+import type { ApiKeyRecord, FaultKind, FaultRecord, Organization } from '../records.ts';
 
 type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract; journalCap: number }) => Promise<{ status: number; body?: unknown }>;
 
@@ -78,6 +78,8 @@ const FLAGS = ['apiAccess', 'banking', 'cards', 'checkout', 'walletTransfers', '
 
 /** The organization as the admin API shows it: its clock and journal have their own operations. */
 const orgView = ({ clockMs: _clock, ...o }: Organization) => o;
+/** A key as the admin API shows it: never its hash. */
+const keyView = ({ id, organizationId, prefix, createdAt, revokedAt }: ApiKeyRecord) => ({ id, organizationId, prefix, createdAt, revokedAt });
 /** An organization's clock: `frozen` at `now`, or `real` time (`now` is then the moment of the answer). */
 const clockView = (o: Organization) =>
   o.clockMs === null || o.clockMs === undefined
@@ -114,6 +116,9 @@ export const adminHandlers: Record<string, Handler> = {
     await tx.insertOrganization(org);
     return { status: 201, body: orgView(org) };
   },
+  async listOrganizations({ tx }) {
+    return { status: 200, body: { organizations: (await tx.listOrganizations()).map(orgView) } };
+  },
   async getOrganization({ tx, params }) {
     return { status: 200, body: orgView(await organization(tx, params.organizationId)) };
   },
@@ -132,10 +137,14 @@ export const adminHandlers: Record<string, Handler> = {
     await tx.insertApiKey(record);
     return { status: 201, body: { id: record.id, organizationId: org.id, key, prefix, createdAt: now } };
   },
+  async listApiKeys({ tx, params }) {
+    const org = await organization(tx, params.organizationId);
+    return { status: 200, body: { apiKeys: (await tx.listApiKeys(org.id)).map(keyView) } };
+  },
   async revokeApiKey({ tx, params, now }) {
     const record = await tx.revokeApiKey(params.apiKeyId!, now);
     if (!record) throw notFound('API key');
-    return { status: 200, body: { id: record.id, organizationId: record.organizationId, prefix: record.prefix, createdAt: record.createdAt, revokedAt: record.revokedAt } };
+    return { status: 200, body: keyView(record) };
   },
   async createWalletRecipient({ tx, params, body, now, contract }) {
     const org = await organization(tx, params.organizationId);

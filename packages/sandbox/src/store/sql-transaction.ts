@@ -134,6 +134,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
 
     insertApiKey: (k) => run(API_KEYS.insert, API_KEYS.values(k)),
     getApiKey: (id) => first(API_KEYS, 'SELECT * FROM api_keys WHERE id = $1', [id]),
+    listApiKeys: (organizationId) => all(API_KEYS, 'SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id', [organizationId]),
     // A key revoked twice keeps its first revocation time.
     revokeApiKey: (id, at) => first(API_KEYS, 'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]),
 

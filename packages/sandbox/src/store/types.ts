@@ -18,6 +18,8 @@ export interface Transaction {
 
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  /** The organization's keys, revoked ones included, oldest first. */
+  listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
 
   // Inserting or activating an external recipient whose nickname another active external recipient of the
