@@ -111,7 +111,12 @@ async function serve(argv: string[], env: Env): Promise<number> {
     process.stderr.write(`${PROG}: cannot create the folder of the database file ${embeddedFile}: ${(err as Error).message}\n`);
     return 1;
   }
-  const adminToken = values['admin-token'] ?? env.SANDBOX_ADMIN_TOKEN;
+  const adminToken = values['admin-token'] ?? (env.SANDBOX_ADMIN_TOKEN || undefined);
+  if (adminToken !== undefined && !/^[\x21-\x7e]+$/.test(adminToken)) {
+    // QA: "" silently made a new token, and a token with a newline was taken though no client can send it.
+    const from = values['admin-token'] !== undefined ? '--admin-token' : 'SANDBOX_ADMIN_TOKEN';
+    return usageError(`${from} must be visible ASCII characters without spaces (it goes in an Authorization header), got ${adminToken === '' ? 'an empty value' : JSON.stringify(adminToken)}`);
+  }
   const host = values.host ?? env.HOST ?? '127.0.0.1';
   const stopped = nextStopSignal();
   let served: ServedSandbox;

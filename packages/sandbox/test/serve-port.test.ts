@@ -87,6 +87,22 @@ describe('--database-url', () => {
     }
   });
 
+  it('an admin token no client could send is a usage error (exit 2), as is an empty --admin-token (QA)', async () => {
+    for (const [argv, env, said] of [
+      [['--admin-token', ''], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got an empty value'],
+      [['--admin-token', 'adm two words'], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm two words"'],
+      [[], { SANDBOX_ADMIN_TOKEN: 'adm\nline' }, 'SANDBOX_ADMIN_TOKEN must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm\\nline"'],
+    ] as const) {
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        expect(await main(['--port', '0', ...argv], env)).toBe(2);
+        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain(`payments-sandbox: ${said}\n`);
+      } finally {
+        stderr.mockRestore();
+      }
+    }
+  });
+
   it('a port that is not one is a usage error (exit 2), like every other wrong option (QA: exit 1)', async () => {
     for (const [argv, env, said] of [
       [['--port', 'abc'], {}, '--port must be a port number (0–65535), got "abc"'],
