@@ -62,8 +62,9 @@ function options(argv: string[]) {
 }
 
 /**
- * `signal`: the first SIGINT/SIGTERM (later ones are ignored while the sandbox closes). `cancel()` stops
- * listening, for a start that failed: the process then ends on a signal as it would without us.
+ * `signal`: the first SIGINT/SIGTERM. A second one, while the sandbox closes, finds no handler and ends the
+ * process at once (Node's default: a second Ctrl-C forces the stop). `cancel()` stops listening, for a start
+ * that failed: the process then ends on a signal as it would without us.
  */
 function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
   let stop!: (signal: NodeJS.Signals) => void;
