@@ -21,7 +21,7 @@ export const HELP = `usage: ${PROG} [options]           run the sandbox until Ct
        ${PROG} admin <command> …   the admin CLI (organizations, keys, faults, clocks, journal): ${PROG} admin --help
 
 options (each also read from the environment variable in brackets):
-  -p, --port N            port on 127.0.0.1 [PORT]; 0 = any free port; a port given is used or the command
+  -p, --port N            port to listen on [PORT]; 0 = any free port; a port given is used or the command
                           stops (exit 1); the default, 8080, falls back to a free one when busy
       --host HOST         interface to listen on [HOST]; default 127.0.0.1
       --database-url URL  PostgreSQL (postgres://…) instead of the embedded store [DATABASE_URL]; several
