@@ -75,6 +75,7 @@ export function stderrProgress(stream: Stream = process.stderr, intervalMs = 5_0
     },
     end() {
       if (timer) clearInterval(timer);
+      current = ''; // the last check's title is no part of the totals (QA: the done line ended with it)
       if (tty) stream.write('\r\x1b[2K');
       else stream.write(`contract-kit: done, ${line().replace(/\s+$/, '')}\n`);
     },
