@@ -71,7 +71,9 @@ export function renderSummary(report: Report): string {
     for (const [reason, ids] of byReason) lines.push(`  - ${reason}: ${ids.join(', ')}`);
   }
   const p = report.pacing;
-  lines.push('', `RATE LIMIT: ${p.rateLimited} answers were 429${p.keys > 1 ? `; ${p.keys} keys provisioned` : ''}${p.waitedMs > 0 ? `; waited ${(p.waitedMs / 1000).toFixed(0)} s` : ''}${p.overBudget > 0 ? `; ${p.overBudget} requests sent over the budget (--max-wait-s reached)` : ''}`);
+  // Counts the 429s that left a request unchecked; the rate-limit check's own, expected 429s are not among
+  // them (QA: "0 answers were 429" read as a contradiction of the coverage table's 429 row).
+  lines.push('', `RATE LIMIT: ${p.rateLimited} unexpected answers were 429 (the rate-limit check's own not counted)${p.keys > 1 ? `; ${p.keys} keys provisioned` : ''}${p.waitedMs > 0 ? `; waited ${(p.waitedMs / 1000).toFixed(0)} s` : ''}${p.overBudget > 0 ? `; ${p.overBudget} requests sent over the budget (--max-wait-s reached)` : ''}`);
   if (report.totals.skipped > 0) lines.push(report.allowSkips ? `  ${report.totals.skipped} skipped checks allowed (--allow-skips)` : `  ${report.totals.skipped} checks were skipped: the run FAILS (what they check was not established); --allow-skips accepts that`);
   lines.push('');
   lines.push(
