@@ -57,10 +57,10 @@ describe('a busy port', () => {
 });
 
 describe('--database-url', () => {
-  const run = async (argv: string[]) => {
+  const run = async (argv: readonly string[], env: Record<string, string> = {}) => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      const code = await main(argv, {});
+      const code = await main([...argv], env);
       return { code, said: stderr.mock.calls.map(([text]) => String(text)).join('') };
     } finally {
       stderr.mockRestore();
@@ -76,47 +76,24 @@ describe('--database-url', () => {
   });
 
   it('an interface it cannot listen on stops with exit 1, naming --host (QA: only "getaddrinfo ENOTFOUND")', async () => {
-    for (const [host, cause] of [['no-such-host.invalid', '(ENOTFOUND|EAI_AGAIN)'], ['192.0.2.1', 'EADDRNOTAVAIL']]) {
-      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      try {
-        expect(await main(['--port', '0', '--host', host!], {})).toBe(1);
-        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toMatch(new RegExp(`payments-sandbox: cannot listen on ${host!.replace(/\./g, '\\.')} port 0 \\(--host, --port\\): .*${cause}`));
-      } finally {
-        stderr.mockRestore();
-      }
+    for (const [host, cause] of [['no-such-host.invalid', '(ENOTFOUND|EAI_AGAIN)'], ['192.0.2.1', 'EADDRNOTAVAIL']] as const) {
+      const refused = await run(['--port', '0', '--host', host]);
+      expect(refused.code).toBe(1);
+      expect(refused.said).toMatch(new RegExp(`payments-sandbox: cannot listen on ${host.replace(/\./g, '\\.')} port 0 \\(--host, --port\\): .*${cause}`));
     }
   });
 
-  it('an admin token no client could send is a usage error (exit 2), as is an empty --admin-token (QA)', async () => {
-    for (const [argv, env, said] of [
-      [['--admin-token', ''], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got an empty value'],
-      [['--admin-token', 'adm two words'], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm two words"'],
-      [[], { SANDBOX_ADMIN_TOKEN: 'adm\nline' }, 'SANDBOX_ADMIN_TOKEN must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm\\nline"'],
-    ] as const) {
-      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      try {
-        expect(await main(['--port', '0', ...argv], env)).toBe(2);
-        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain(`payments-sandbox: ${said}\n`);
-      } finally {
-        stderr.mockRestore();
-      }
-    }
-  });
-
-  it('a port that is not one is a usage error (exit 2), like every other wrong option (QA: exit 1)', async () => {
-    for (const [argv, env, said] of [
-      [['--port', 'abc'], {}, '--port must be a port number (0–65535), got "abc"'],
-      [['--port', '70000'], {}, '--port must be a port number (0–65535), got "70000"'],
-      [[], { PORT: 'abc' }, 'PORT must be a port number (0–65535), got "abc"'],
-    ] as const) {
-      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      try {
-        expect(await main([...argv], env)).toBe(2);
-        expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain(`payments-sandbox: ${said}\nRun payments-sandbox --help for usage.`);
-      } finally {
-        stderr.mockRestore();
-      }
-    }
+  it.each([
+    [['--port', '0', '--admin-token', ''], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got an empty value'],
+    [['--port', '0', '--admin-token', 'adm two words'], {}, '--admin-token must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm two words"'],
+    [['--port', '0'], { SANDBOX_ADMIN_TOKEN: 'adm\nline' }, 'SANDBOX_ADMIN_TOKEN must be visible ASCII characters without spaces (it goes in an Authorization header), got "adm\\nline"'],
+    [['--port', 'abc'], {}, '--port must be a port number (0–65535), got "abc"'],
+    [['--port', '70000'], {}, '--port must be a port number (0–65535), got "70000"'],
+    [[], { PORT: 'abc' }, 'PORT must be a port number (0–65535), got "abc"'],
+  ] as const)('%j %j is a usage error (exit 2; QA: an empty admin token made a new one, a bad port was exit 1)', async (argv, env, said) => {
+    const refused = await run(argv, env);
+    expect(refused.code).toBe(2);
+    expect(refused.said).toContain(`payments-sandbox: ${said}\nRun payments-sandbox --help for usage.`);
   });
 
   it('a journal cap that is not a whole number of 1 or more is a usage error (exit 2), not the default silently (QA)', async () => {
