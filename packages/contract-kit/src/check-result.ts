@@ -2,6 +2,9 @@
 import { INCONCLUSIVE, RATE_LIMITED } from './checks/expectations.ts';
 import type { CheckResult, Finding } from './types.ts';
 
+/** The statuses an answer is inconclusive with when its operation documents them (a temporary outage). */
+const TEMPORARY = new Set([502, 503, 504]);
+
 export class CheckRecorder {
   readonly id: string;
   readonly operationId: string;
@@ -12,8 +15,9 @@ export class CheckRecorder {
   readonly #warnings = new Map<string, Finding & { count: number }>();
   readonly #started = performance.now();
   #skipped = false;
-  /** Requests of the check's own operation (its set-up requests left out). */
+  /** Requests of the check's own operation (its set-up requests left out), and those answered other than 502/503/504. */
   #ownRequests = 0;
+  #ownAnswered = 0;
   counterexample: CheckResult['counterexample'];
 
   constructor(operationId: string, slug: string, name: string) {
@@ -28,7 +32,11 @@ export class CheckRecorder {
    */
   sent(status: number | undefined, operationId: string = this.operationId): void {
     this.requests++;
-    if (operationId === this.operationId) this.#ownRequests++;
+    if (operationId === this.operationId) {
+      this.#ownRequests++;
+      // A 502/503/504 is inconclusive where documented, else a failure of its own: either way not an answer that checked something.
+      if (status !== undefined && !TEMPORARY.has(status)) this.#ownAnswered++;
+    }
     const key = status === undefined ? 'none' : String(status);
     this.#statuses[key] = (this.#statuses[key] ?? 0) + 1;
   }
@@ -58,9 +66,10 @@ export class CheckRecorder {
     const throttled = [...this.#warnings.values()].filter((w) => w.rule === RATE_LIMITED).reduce((n, w) => n + w.count, 0);
     if (throttled > 0 && !this.#skipped) this.skip(`${throttled} of ${this.requests} answers were 429 (rate limited): those requests were not checked`);
     // Every answer of the operation inconclusive (a documented 503, the edge's 502/504): the check established
-    // nothing, whatever its set-up requests got (QA: 25 answers of getTransfer, all 503, and two set-up 201s passed).
+    // nothing, whatever its set-up requests got (QA: 25 answers of getTransfer, all 503, and two set-up 201s
+    // passed); a set-up request's 503 alone does not make it so.
     const unknown = [...this.#warnings.values()].filter((w) => w.rule === INCONCLUSIVE).reduce((n, w) => n + w.count, 0);
-    if (this.#ownRequests > 0 && unknown >= this.#ownRequests && this.failures.length === 0 && !this.#skipped) this.skip(`every answer (${unknown}) was inconclusive: nothing was checked`);
+    if (this.#ownRequests > 0 && this.#ownAnswered === 0 && unknown > 0 && this.failures.length === 0 && !this.#skipped) this.skip(`every answer (${this.#ownRequests}) was inconclusive: nothing was checked`);
     const status = this.failures.length > 0 ? 'failed' : this.#skipped ? 'skipped' : 'passed';
     return {
       id: this.id,
