@@ -109,6 +109,19 @@ describe('a database holding tables the sandbox did not create', () => {
     after.close();
   });
 
+  it("an extension's own tables and views are no program's data: a database with them is used (PostGIS's spatial_ref_sys)", async () => {
+    const url = await cluster.createDatabase('with_extensions');
+    const client = new pg.Client(url);
+    await client.connect();
+    // hstore stands in for PostGIS (not installed here): a table made a member of the extension, as spatial_ref_sys is.
+    await client.query('CREATE EXTENSION hstore; CREATE TABLE spatial_ref_sys (srid integer PRIMARY KEY); ALTER EXTENSION hstore ADD TABLE spatial_ref_sys');
+    await client.query('CREATE VIEW app_report AS SELECT 1 AS one');
+    await client.end();
+    const served = await run(['--port', '0', '--database-url', url], {}, () => undefined);
+    expect(served.code, served.said).toBe(0);
+    expect(await tablesOf(url)).toEqual(expect.arrayContaining(['organizations', 'schema_migrations', 'spatial_ref_sys', 'transfers']));
+  });
+
   it("the sandbox's own database is used again, on both engines", async () => {
     const url = await cluster.createDatabase('sandbox_again');
     const file = join(folder, 'again.db');

@@ -23,8 +23,11 @@ const SCHEMA_DIALECT: SchemaDialect = {
   identity: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
   legacyInsertionOrder: 'seq',
   unlogged: 'UNLOGGED ',
-  // The schema our unqualified CREATE TABLEs go to (the first of search_path).
-  tableNames: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()',
+  // The tables of the schema our unqualified CREATE TABLEs go to (the first of search_path); not views, nor an
+  // extension's own tables (PostGIS's spatial_ref_sys in the postgis image's database: no program's data).
+  tableNames: `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'f')
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')`,
   columnNames: 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
 };
 
