@@ -312,7 +312,8 @@ describe('keyboard and screen readers', () => {
       const trigger = tab.locator('[data-testid="search-trigger"]');
       await expect.poll(() => trigger.getAttribute('tabindex'), { timeout: WAIT_MS }).toBe('0');
       expect(await trigger.getAttribute('role')).toBe('button');
-      expect((await trigger.getAttribute('aria-label')) ?? (await trigger.innerText()), 'its accessible name').toMatch(/search/i);
+      // Its name reads "Loading..." until the search index has loaded (seen once under CI's load): polled, not read once.
+      await expect.poll(async () => (await trigger.getAttribute('aria-label')) ?? (await trigger.innerText()), { timeout: WAIT_MS, message: 'its accessible name' }).toMatch(/search/i);
       let reached = false;
       for (let i = 0; i < 10 && !reached; i++) {
         await tab.keyboard.press('Tab');
