@@ -134,26 +134,9 @@ async function serve(argv: string[], env: Env): Promise<number> {
     });
   } catch (err) {
     stopped.cancel();
-    if (databaseUrl && databaseUnavailable(err)) {
-      process.stderr.write(`${PROG}: cannot reach the PostgreSQL server at ${hostOf(databaseUrl)} (${String((err as Error).message)}): is it running, and is the URL right?\n`);
-      return 1;
-    }
-    if (err instanceof NotASandboxDatabase) {
-      process.stderr.write(`${PROG}: will not use ${embeddedFile ? `the database file ${embeddedFile}` : `the PostgreSQL database at ${hostOf(databaseUrl!)}`}: ${err.message}\n`);
-      return 1;
-    }
-    if (embeddedFile && (err as { code?: string } | null)?.code === 'ERR_SQLITE_ERROR') {
-      process.stderr.write(`${PROG}: cannot use the database file ${embeddedFile}: ${(err as Error).message}\n`);
-      return 1;
-    }
-    const listenFailure = err as { code?: string; syscall?: string } | null;
-    if (listenFailure && ['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES'].includes(listenFailure.code ?? '') && ['listen', 'getaddrinfo'].includes(listenFailure.syscall ?? '')) {
-      // QA: "getaddrinfo ENOTFOUND 999.1.1.1" named neither the option nor what failed.
-      process.stderr.write(`${PROG}: cannot listen on ${host} port ${port} (--host, --port): ${(err as Error).message}\n`);
-      return 1;
-    }
-    if (!(err instanceof PortInUse)) throw err;
-    process.stderr.write(`${PROG}: port ${err.port} on ${host} is in use: stop what holds it, or pick another with --port N (0 = any free port)\n`);
+    const why = startFailure(err, { databaseUrl, embeddedFile, host, port });
+    if (why === undefined) throw err;
+    process.stderr.write(`${PROG}: ${why}\n`);
     return 1;
   }
   if (served.portFellBack) process.stderr.write(`${PROG}: port ${port} is busy: using ${served.sandbox.port} instead\n`);
@@ -162,6 +145,19 @@ async function serve(argv: string[], env: Env): Promise<number> {
   await served.close();
   process.stderr.write(`${PROG}: stopped on ${signal}\n`);
   return 0;
+}
+
+/** What stopped a start, in one line naming the place or option (exit 1); undefined for an error we do not know (a bug). */
+function startFailure(err: unknown, at: { databaseUrl: string | undefined; embeddedFile: string | undefined; host: string; port: number }): string | undefined {
+  const message = String((err as Error | null)?.message);
+  if (at.databaseUrl && databaseUnavailable(err)) return `cannot reach the PostgreSQL server at ${hostOf(at.databaseUrl)} (${message}): is it running, and is the URL right?`;
+  if (err instanceof NotASandboxDatabase) return `will not use ${at.embeddedFile ? `the database file ${at.embeddedFile}` : `the PostgreSQL database at ${hostOf(at.databaseUrl!)}`}: ${message}`;
+  const { code, syscall } = (err ?? {}) as { code?: string; syscall?: string };
+  if (at.embeddedFile && code === 'ERR_SQLITE_ERROR') return `cannot use the database file ${at.embeddedFile}: ${message}`;
+  // QA: "getaddrinfo ENOTFOUND 999.1.1.1" named neither the option nor what failed.
+  if (['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES'].includes(code ?? '') && ['listen', 'getaddrinfo'].includes(syscall ?? '')) return `cannot listen on ${at.host} port ${at.port} (--host, --port): ${message}`;
+  if (err instanceof PortInUse) return `port ${err.port} on ${at.host} is in use: stop what holds it, or pick another with --port N (0 = any free port)`;
+  return undefined;
 }
 
 /**

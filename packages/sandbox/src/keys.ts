@@ -6,7 +6,9 @@
 import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'svc_live_';
-const KEY_SHAPE = /^svc_live_[A-Za-z0-9]{16,128}$/;
+const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{16,128}$`);
+/** Anything starting like a key, in a longer text. */
+const KEY_LIKE = new RegExp(`${KEY_PREFIX}[A-Za-z0-9]*`, 'g');
 
 export function generateApiKey(): { key: string; hash: string; prefix: string } {
   const key = `${KEY_PREFIX}${randomBytes(24).toString('base64url').replace(/[-_]/g, '').slice(0, 32).padEnd(32, '0')}`;
@@ -22,7 +24,7 @@ export function hashApiKey(key: string): string {
  * expected (`admin key revoke svc_live_…`, a path) must not land there as a live secret (QA).
  */
 export function redactApiKeys(text: string): string {
-  return text.includes(KEY_PREFIX) ? text.replace(/svc_live_[A-Za-z0-9]*/g, '[redacted-api-key]') : text;
+  return text.includes(KEY_PREFIX) ? text.replace(KEY_LIKE, '[redacted-api-key]') : text;
 }
 
 /** Whether a presented key looks like a key at all (a malformed one is rejected before any lookup). */
