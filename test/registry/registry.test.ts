@@ -18,7 +18,8 @@
 // The capability × Node table, the release's output and the guide's steps go to .reports/registry/.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,14 +71,25 @@ function renderTable(): string {
 
 // ---- environments ----------------------------------------------------------------------------------------
 
+/**
+ * The folder of the machine's own end-of-life Node 20 on PATH. Found by asking each `node` on PATH its
+ * version, not by dropping known folders: a shell that put another checkout's toolchain (Node 24) first
+ * once made this column run on Node 24 and pass nothing it claims.
+ */
+function endOfLifeNodeDir(): string {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir && existsSync(join(dir, 'node')));
+  const found = dirs.find((dir) => /^v20\./.test(spawnSync(join(dir, 'node'), ['--version'], { encoding: 'utf8' }).stdout ?? ''));
+  if (!found) throw new Error(`no Node 20 on PATH (the machine's own node); looked in: ${dirs.join(', ') || '(no folder with a node)'}`);
+  return found;
+}
+
 /** The environment of a consumer's shell on a Node line: that node first on PATH (npm and npx run on it). */
 function lineEnv(column: Column, extra: Record<string, string> = {}): Record<string, string | undefined> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_|^NODE_OPTIONS$|^VITEST|^PAYMENTS_|^SANDBOX_/i.test(k)));
-  // Node 20 is the machine's own: the repository's toolchain (.tools, Node 24) leaves PATH.
   const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes(`${join(root, '.tools')}`));
   return {
     ...inherited,
-    PATH: [...(column === '20' ? [] : [nodeBinDir(column)]), ...path].join(delimiter),
+    PATH: [column === '20' ? endOfLifeNodeDir() : nodeBinDir(column), ...path].join(delimiter),
     NPM_CONFIG_USERCONFIG: registry?.npmrc,
     NPM_CONFIG_UPDATE_NOTIFIER: 'false',
     NO_COLOR: '1',
