@@ -674,7 +674,7 @@ try {
   );
 
   const verdicts: Verdict[] = [embeddedVerdict(rows)];
-  for (const id of ['sandbox-postgres', 'sandbox-postgres-x2'] as const) if (rows.has(rowKey('transfer-new', id))) verdicts.push(postgresVerdict(rows, id, ceiling));
+  for (const id of ['sandbox-postgres', 'sandbox-postgres-x2'] as const) if (rows.has(rowKey('transfer-new', id))) verdicts.push(postgresVerdict(rows, id, ceiling, cpus().length));
   for (const t of targets) if (t.sandbox) verdicts.push(balanceScaleVerdict(rows, t.id));
   const stores: [ServerId, string][] = [['sandbox-sqlite', 'embedded node:sqlite'], ...(pgTarget ? ([['sandbox-postgres', 'PostgreSQL']] as [ServerId, string][]) : [])];
   for (const [id, label] of stores) {
