@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Request as PageRequest } from 'playwright-core';
 import { assumptions, deref, errorCatalog, loadSpec, operations, type Json, type JsonObject } from '@payments/spec';
 import { generateApiKey } from '../../packages/sandbox/src/keys.ts';
 import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/lib/chromium.ts';
-import { demoOrganization } from '../../tools/lib/demo-organization.ts';
+import { DEMO_NAME, demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { changelogFromRepository, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 import { errorCodeRoute, operationRoute } from '../../tools/lib/docs-console.ts';
 import { docsSiteFiles } from '../../tools/lib/docs-site.ts';
@@ -105,6 +105,21 @@ function createRecipientExample(): Json {
   const media = (body.content as JsonObject)['application/json'] as JsonObject;
   const first = deref(doc, Object.values(media.examples as JsonObject)[0]!) as JsonObject;
   return first.value!;
+}
+/** An operation's path and its Idempotency-Key schema, as the bundled spec has them. */
+function keyRuleOf(operationId: string): { path: string; route: string; schema: JsonObject } {
+  const { path, operation } = operations(doc).find((o) => o.operationId === operationId)!;
+  const key = (operation.parameters as Json[]).map((p) => deref(doc, p) as JsonObject).find((p) => p.in === 'header' && p.name === 'Idempotency-Key')!;
+  return { path, route: operationRoute(String((operation.tags as string[])[0]), operationId), schema: deref(doc, key.schema!) as JsonObject };
+}
+
+/** The Idempotency-Keys of an operation's requests in the demo organization's journal: what reached the sandbox. */
+async function journalKeys(operationId: string): Promise<string[]> {
+  const org = await sandbox!.store.transaction(async (tx) => (await tx.listOrganizations()).find((o) => o.name === DEMO_NAME), { readOnly: true });
+  const res = await fetch(`${sandbox!.url}/admin/organizations/${org!.id}/journal`, { headers: { authorization: `Bearer ${sandbox!.adminToken}` } });
+  expect(res.status, 'the journal').toBe(200);
+  const journal = (await res.json()) as { entries: { operationId: string; idempotencyKey: string | null }[] };
+  return journal.entries.filter((e) => e.operationId === operationId).map((e) => String(e.idempotencyKey));
 }
 const visited: string[] = [];
 
@@ -665,6 +680,53 @@ describe('the rendered docs (headless Chromium)', () => {
       expect(await page.locator(`${panel} .ti-response`).innerText()).toContain('the error catalog');
       // The console's link leads to the code's own card.
       expect(await page.locator(`${panel} .ti-response a`).first().getAttribute('href')).toBe(`#${errorCodeRoute('banking_transfer_idempotency_conflict')}`);
+    });
+
+    it('checks a typed Idempotency-Key against the spec\'s rule before sending: "short" on a checkout product is refused in the page, sent only by Send anyway (the sandbox\'s 400)', async () => {
+      const { path, route, schema } = keyRuleOf('createCheckoutProduct');
+      await page.goto(`${docsUrl}#${route}`, { waitUntil: 'load' });
+      await expect.poll(() => page.locator(`${panel} .ti-endpoint`).innerText(), { timeout: WAIT_MS }).toContain(path);
+      if (await page.locator(panel).isHidden()) await page.locator('.try-it-launcher').click();
+      const key = page.locator(`${panel} [data-name="Idempotency-Key"]`);
+      const rule = `${String(schema.minLength)}–${String(schema.maxLength)} characters matching ${String(schema.pattern)}`;
+      expect(await key.locator('xpath=ancestor::div[contains(@class, "ti-field")]').innerText(), 'the rule shown under the key').toContain(`The spec: ${rule}`);
+      const sends = await page.locator(`${panel} .ti-history li`).count();
+      const shortInJournal = async () => (await journalKeys('createCheckoutProduct')).filter((k) => k === 'short').length;
+      const journaled = await shortInJournal();
+      const posts: string[] = [];
+      const watch = (request: PageRequest) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname === path) posts.push(request.url());
+      };
+      page.on('request', watch);
+      try {
+        await key.fill('short');
+        await page.locator(`${panel} .ti-send`).click();
+        // Either the refusal or, had the page sent it, the sandbox's answer.
+        await page.locator(`${panel} .ti-error, ${panel} .ti-status`).first().waitFor({ timeout: WAIT_MS * 2 });
+        expect(posts, 'requests the page sent').toEqual([]);
+        const error = await page.locator(`${panel} .ti-error`).innerText();
+        expect(error).toContain('Idempotency-Key');
+        expect(error).toContain('"short" is 5 characters');
+        expect(error).toContain(rule);
+        expect(await key.getAttribute('aria-invalid')).toBe('true');
+        expect(await key.evaluate((el) => el === document.activeElement), 'focus on the refused input').toBe(true);
+        expect(await page.locator(`${panel} .ti-history li`).count(), 'sends in the console\'s history').toBe(sends);
+        expect(await shortInJournal(), 'requests with the key in the sandbox\'s journal').toBe(journaled);
+
+        intendedHttpErrors.add(`400 ${sandbox!.url}${path}`);
+        await page.locator(`${panel} .ti-send-anyway`).click();
+        await page.locator(`${panel} .ti-history li`).nth(sends).waitFor({ timeout: WAIT_MS * 2 });
+        expect(await page.locator(`${panel} .ti-status`).innerText()).toMatch(/^400 /);
+        const answer = JSON.parse(await page.locator(`${panel} .ti-body`).innerText()) as Record<string, unknown>;
+        expect(answer.code).toBe('invalid_request');
+        expect(String(answer.error)).toContain('Idempotency-Key header is malformed');
+        expect(posts).toHaveLength(1);
+        expect(await shortInJournal()).toBe(journaled + 1);
+        await key.fill('short-but-valid');
+        expect(await key.getAttribute('aria-invalid'), 'typing clears the mark').toBeNull();
+      } finally {
+        page.off('request', watch);
+      }
     });
 
     it('schedules a 503 (admin CLI command shown, token kept out of the page) and resolves it by retrying with the same key', async () => {

@@ -19,7 +19,10 @@ export interface ConsoleParameter {
   required: boolean;
   description: string;
   example?: string;
+  /** The schema's rule, checked before a send (console-request.ts's breachOf) and shown under the input. */
   pattern?: string;
+  minLength?: number;
+  maxLength?: number;
 }
 
 export interface ConsoleOperation {
@@ -74,6 +77,8 @@ function stringOrUndefined(value: Json | undefined): string | undefined {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }
 
+const integerOrUndefined = (value: Json | undefined) => (typeof value === 'number' && Number.isInteger(value) ? value : undefined);
+
 function parametersOf(doc: OpenApiDocument, raw: Json | undefined): ConsoleParameter[] {
   if (!Array.isArray(raw)) return [];
   return raw.map((p) => deref(doc, p)).filter(isObject).flatMap((p) => {
@@ -82,6 +87,8 @@ function parametersOf(doc: OpenApiDocument, raw: Json | undefined): ConsoleParam
     const schema = isObject(p.schema) ? deref(doc, p.schema) : {};
     const example = stringOrUndefined(p.example) ?? (isObject(schema) ? stringOrUndefined(schema.example) : undefined);
     const pattern = isObject(schema) ? stringOrUndefined(schema.pattern) : undefined;
+    const minLength = isObject(schema) ? integerOrUndefined(schema.minLength) : undefined;
+    const maxLength = isObject(schema) ? integerOrUndefined(schema.maxLength) : undefined;
     return [{
       name: String(p.name),
       in: where,
@@ -89,6 +96,8 @@ function parametersOf(doc: OpenApiDocument, raw: Json | undefined): ConsoleParam
       description: String(p.description ?? ''),
       ...(example === undefined ? {} : { example }),
       ...(pattern === undefined ? {} : { pattern }),
+      ...(minLength === undefined ? {} : { minLength }),
+      ...(maxLength === undefined ? {} : { maxLength }),
     }];
   });
 }

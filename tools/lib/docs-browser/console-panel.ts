@@ -1,7 +1,7 @@
 // The console's elements and how each part of it is drawn. No state lives here: console.ts holds it (the
 // keys map renderParams fills and updates is console.ts's) and decides what to show.
 import type { ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { IDEMPOTENCY_HEADER, otherRequestOf, replayOf, type Sent } from './console-request.ts';
+import { IDEMPOTENCY_HEADER, otherRequestOf, replayOf, ruleText, type Sent } from './console-request.ts';
 import type { Created } from './console-fresh.ts';
 import { h } from './dom.ts';
 import { focusErrorCard } from './error-links.ts';
@@ -87,14 +87,23 @@ export function renderParams(container: HTMLElement, op: ConsoleOperation, keys:
           if (!keys.has(op.operationId)) keys.set(op.operationId, newKey());
           value = keys.get(op.operationId)!;
         } else if (p.in === 'path' && ids[p.name]) value = ids[p.name]!;
+        // No HTML `pattern` attribute: browsers compile it with the `v` flag, which the spec's pattern may not
+        // survive (then silently ignored). console.ts checks the rule before sending (firstBreach).
         const input = h('input', { id, 'data-in': p.in, 'data-name': p.name, type: 'text', autocomplete: 'off', spellcheck: 'false', value });
         if (p.required) input.required = true;
+        input.addEventListener('input', () => input.removeAttribute('aria-invalid'));
         const label = h('label', { for: id }, `${p.name} (${p.in})`);
-        if (!isKey) return h('div', { class: 'ti-field' }, label, input);
+        const rule = ruleText(p);
+        const hint = rule ? [h('small', { id: `${id}-rule`, class: 'ti-rule' }, `The spec: ${rule}`)] : [];
+        if (rule) input.setAttribute('aria-describedby', `${id}-rule`);
+        if (!isKey) return h('div', { class: 'ti-field' }, label, input, ...hint);
         input.addEventListener('input', () => keys.set(op.operationId, input.value));
         const renew = h('button', { type: 'button', class: 'ti-secondary' }, 'New key');
-        renew.addEventListener('click', () => keys.set(op.operationId, (input.value = newKey())));
-        return h('div', { class: 'ti-field' }, label, h('div', { class: 'ti-inline' }, input, renew), h('small', {}, 'Generated for this page; sending again with the same key replays the original result.'));
+        renew.addEventListener('click', () => {
+          keys.set(op.operationId, (input.value = newKey()));
+          input.removeAttribute('aria-invalid');
+        });
+        return h('div', { class: 'ti-field' }, label, h('div', { class: 'ti-inline' }, input, renew), ...hint, h('small', {}, 'Generated for this page; sending again with the same key replays the original result.'));
       }),
   );
 }
@@ -138,6 +147,14 @@ export function explainElsewhere(notice: HTMLElement, reason: string): void {
 /** A request not sent, or sent without an answer: the reason, announced. */
 export function showError(response: HTMLElement, message: string): void {
   response.replaceChildren(h('p', { class: 'ti-error', role: 'alert' }, message));
+}
+
+/** A value the spec refuses: the reason, and a button that sends it anyway (to see the sandbox's own 400). */
+export function showBreach(response: HTMLElement, message: string, sendAnyway: () => void): void {
+  showError(response, message);
+  const button = h('button', { type: 'button', class: 'ti-secondary ti-send-anyway' }, 'Send anyway');
+  button.addEventListener('click', sendAnyway);
+  response.append(h('p', {}, button));
 }
 
 /** The answer: status and time, its error code linked to the catalog, headers, and the body (pretty when JSON). */

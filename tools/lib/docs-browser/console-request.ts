@@ -1,6 +1,6 @@
 // The request the console sends, built from what the reader typed (no DOM here), and what it learns from
 // the answers: the ids the sandbox returned (to prefill later requests) and which sends were replays.
-import type { ConsoleOperation } from '../docs-console.ts';
+import type { ConsoleOperation, ConsoleParameter } from '../docs-console.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
@@ -26,6 +26,60 @@ export interface ConsoleRequest {
   init: RequestInit;
   /** The Idempotency-Key sent, if any. */
   key: string | undefined;
+}
+
+/** A typed parameter value its spec rule refuses: which input, and why, said before anything is sent. */
+export interface ParameterBreach {
+  name: string;
+  in: string;
+  message: string;
+}
+
+/** A parameter's length and pattern rule in words ("8–200 characters matching ^…$"), as the spec gives it; undefined without one. */
+export function ruleText({ minLength: min, maxLength: max, pattern }: ConsoleParameter): string | undefined {
+  const length = min !== undefined && max !== undefined ? `${min}–${max} characters` : min !== undefined ? `at least ${min} characters` : max !== undefined ? `at most ${max} characters` : undefined;
+  if (pattern === undefined) return length;
+  return `${length ?? 'a value'} matching ${pattern}`;
+}
+
+/**
+ * The pattern as the spec's (ECMA-262) regular expression, with the `u` flag as JSON Schema reads it; undefined
+ * when this browser cannot compile it (the sandbox then judges). Not the HTML `pattern` attribute: browsers
+ * compile that with the `v` flag, where `[A-Za-z0-9._:-]`'s trailing `-` is a syntax error, and then ignore it.
+ */
+export function patternOf(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What is wrong with one value, or undefined. Lengths count code points, as JSON Schema does. */
+function problemOf(p: ConsoleParameter, value: string): string | undefined {
+  const length = [...value].length;
+  if (value === '') return p.required ? 'is empty, and the spec requires it' : undefined;
+  if (p.minLength !== undefined && length < p.minLength) return `is ${length} characters, under the minimum of ${p.minLength}`;
+  if (p.maxLength !== undefined && length > p.maxLength) return `is ${length} characters, over the maximum of ${p.maxLength}`;
+  const pattern = p.pattern === undefined ? undefined : patternOf(p.pattern);
+  if (pattern && !pattern.test(value)) return `(${length} characters) does not match ${p.pattern}`;
+  return undefined;
+}
+
+/** The value as quoted in a message: long ones cut, so that the rule stays readable. */
+const quoted = (value: string) => (value.length > 40 ? `"${[...value].slice(0, 32).join('')}…"` : `"${value}"`);
+
+/** The first typed value that breaks its parameter's spec rule (empty when required, length, pattern), or undefined. */
+export function firstBreach(parameters: ConsoleParameter[], values: ParameterValue[]): ParameterBreach | undefined {
+  for (const { name, in: where, value } of values) {
+    const p = parameters.find((q) => q.name === name && q.in === where);
+    const problem = p && problemOf(p, value);
+    if (!p || !problem) continue;
+    const rule = ruleText(p);
+    const typed = value === '' ? '' : ` ${quoted(value)}`;
+    return { name, in: where, message: `Not sent: the ${name} ${where === 'path' || where === 'query' ? `${where} parameter` : where}${typed} ${problem}.${rule ? ` The spec: ${rule}.` : ''}` };
+  }
+  return undefined;
 }
 
 /** Path parameters put in the path, headers and query parameters set when given, the JSON body when the operation takes one. */

@@ -9,8 +9,8 @@
 // This file holds the console's state and what the reader's actions do; console-panel.ts draws, and
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { buildPanel, explainElsewhere, markOtherRequest, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showConflictHolder, showError, showResponse } from './console-panel.ts';
-import { buildRequest, fieldOf, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestBodyText, withRememberedIds, type ParameterValue, type Sent } from './console-request.ts';
+import { buildPanel, explainElsewhere, markOtherRequest, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showBreach, showConflictHolder, showError, showResponse } from './console-panel.ts';
+import { buildRequest, fieldOf, firstBreach, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestBodyText, withRememberedIds, type ParameterBreach, type ParameterValue, type Sent } from './console-request.ts';
 import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
 import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
@@ -166,15 +166,29 @@ export function startConsole(data: ConsoleData): void {
     return undefined;
   }
 
-  async function submit(): Promise<void> {
+  const paramInputs = () => [...ui.params.querySelectorAll<HTMLInputElement>('input[data-name]')];
+
+  /** A value its spec rule refuses: said, its input marked and focused, nothing sent. */
+  function refuse(breach: ParameterBreach): void {
+    const input = paramInputs().find((i) => i.dataset.name === breach.name && i.dataset.in === breach.in);
+    showBreach(ui.response, breach.message, () => {
+      ui.send.focus(); // the button goes with the answer that replaces it: focus would fall to <body>
+      if (!sending) void submit(true);
+    });
+    input?.setAttribute('aria-invalid', 'true');
+    input?.focus();
+  }
+
+  /** Sends the current operation; `anyway` skips the spec check (a reader who wants the sandbox's own 400). */
+  async function submit(anyway = false): Promise<void> {
     const op = current;
     const base = op && sandboxBase();
     if (!op || !base) return;
-    const values: ParameterValue[] = [...ui.params.querySelectorAll<HTMLInputElement>('input[data-name]')].map((input) => ({
-      name: input.dataset.name ?? '',
-      in: input.dataset.in ?? '',
-      value: input.value,
-    }));
+    const inputs = paramInputs();
+    inputs.forEach((input) => input.removeAttribute('aria-invalid')); // a value fixed without typing ("New key")
+    const values: ParameterValue[] = inputs.map((input) => ({ name: input.dataset.name ?? '', in: input.dataset.in ?? '', value: input.value }));
+    const breach = anyway ? undefined : firstBreach(op.parameters, values);
+    if (breach) return refuse(breach);
     const request = buildRequest(op, base, { [data.apiKeyHeader]: ui.apiKey.value.trim() }, values, ui.bodyRow.hidden ? undefined : ui.body.value);
     // Not `disabled`: a disabled button loses focus (it falls to <body>), and a keyboard user pressing
     // Enter twice to see the replay would find themselves at the top of the page.
