@@ -139,6 +139,44 @@ describe('what leaves the server', () => {
     }
   });
 
+  it('a client still sending an oversized body hears the 413 (no reset), and the connection then goes on', async () => {
+    // The kit's 1 MiB probe met EPIPE under load: the sandbox answered 413 and closed with the body unread,
+    // and the reset cost the client the answer. Here the client sends its first 64 KiB, waits until the 413
+    // has arrived, then sends the rest (as a client writing its whole body before reading does), then a second
+    // request on the same connection.
+    const { key } = await admin.org();
+    const size = 1024 * 1024;
+    const head = (length: number, idem: string) =>
+      `POST /v1/checkout/products HTTP/1.1\r\nhost: sandbox\r\nx-api-key: ${key}\r\nidempotency-key: ${idem}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+    const body = Buffer.alloc(size, 'x');
+    const socket = connect(sandbox.port, '127.0.0.1');
+    try {
+      let text = '';
+      let failure: Error | undefined;
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', (err) => (failure = err));
+      const until = async (what: string, done: () => boolean) => {
+        for (let waited = 0; !done(); waited += 10) {
+          if (failure || waited > 20_000) throw new Error(`${what}: ${failure?.message ?? 'not within 20 s'}; received: ${text.slice(0, 300)}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      socket.write(head(size, 'oversized-linger-1'));
+      socket.write(body.subarray(0, 64 * 1024));
+      await until('the 413', () => text.includes('"payload_too_large"'));
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+      await new Promise<void>((resolve, reject) => socket.write(body.subarray(64 * 1024), (err) => (err ? reject(err) : resolve())));
+      const second = text.length;
+      socket.write(`GET /v1/banking/balance HTTP/1.1\r\nhost: sandbox\r\nx-api-key: ${key}\r\n\r\n`);
+      await until('an answer to the second request', () => /\r\n\r\n\{.*\}$/s.test(text.slice(second)));
+      expect(text.slice(second).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+      expect(failure).toBeUndefined();
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('a request target the URL parser refuses (GET /\\) gets the 404 body, and the sandbox answers on', async () => {
     // Sent over a bare socket: an HTTP client would normalize the target first. It used to throw outside
     // any handler: an unhandled rejection, which ends a Node process.

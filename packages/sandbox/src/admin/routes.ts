@@ -331,7 +331,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
         raw = await readBody(req, bodyLimit);
       } catch (err) {
         if (!(err instanceof BodyTooLarge)) throw err;
-        return error(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`, { connection: 'close' });
+        return error(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`);
       }
       const text = utf8Text(raw); // refused, never stored with U+FFFD in place of the bytes
       if (text === undefined) return error(400, 'invalid_request', 'Body is not valid UTF-8.');
