@@ -27,8 +27,9 @@ export type InvoiceStatus =
   /** 503/502/504/timeout/network/rate limit after the client's retry budget: the next run retries with the same key. */
   | 'unresolved'
   /**
-   * 409 idempotency conflict: this invoice's key already paid ANOTHER amount or recipient (the invoice was
-   * changed after it was paid, or two invoices share an id). Something was paid: a human checks what, never automatic.
+   * 409 idempotency conflict: this invoice's key was already used for ANOTHER amount or recipient (the invoice
+   * was changed after it was sent, or two invoices share an id). That request may have paid: a human checks what,
+   * never automatic.
    */
   | 'key_conflict'
   /** A definite refusal (the provider says nothing happened): nothing was paid; the error code is recorded for a human. */

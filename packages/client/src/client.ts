@@ -116,15 +116,18 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
     const { idempotencyKey, signal: caller, ...rest } = init;
     const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
+    // Given but empty (a stored key not filled yet: undefined, null) is a bug of the caller's, never "make one":
+    // a new random key on every call would make the application's own retry a second payment (QA).
+    const keyGivenEmpty = 'idempotencyKey' in init && (idempotencyKey === undefined || idempotencyKey === null);
     // Only a POST gets a key (and so its own header object); a GET passes its params through untouched.
     const header = method === 'POST' ? { ...rest.params?.header } : undefined;
     // A key the caller put in a header is theirs in any spelling (header names ignore case), in params.header or
     // in `headers`: a key not seen there would go out replaced by a new one, and make a retry a second payment.
     const key: string | undefined =
-      header && (idempotencyKey ?? header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey());
+      header && !keyGivenEmpty ? (idempotencyKey ?? header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey()) : undefined;
     const context: CallContext = { operationId, idempotencyKey: key, attempts: 0 };
     if (header) {
-      checkIdempotencyKey(operationId, key, context);
+      checkIdempotencyKey(operationId, keyGivenEmpty ? idempotencyKey : key, context);
       header['Idempotency-Key'] = key;
     }
     const body = checkBody(operationId, rest.body, context); // undefined stays undefined

@@ -37,7 +37,7 @@ export class PaymentsError extends Error {
    * Can a new attempt start under a NEW key without paying twice? True only when the provider says nothing
    * happened under this key (a refusal, or nothing sent). False when the outcome is unknown (a 5xx, the
    * edge's 502/504, a timeout, a dropped connection), while the attempt is pending review, and on an
-   * idempotency conflict (the key already paid another request).
+   * idempotency conflict (the key was already used for another request, which may have paid).
    */
   declare newKeySafe: boolean;
 

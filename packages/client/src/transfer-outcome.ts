@@ -16,9 +16,10 @@ export type TransferOutcome =
   /** 409 banking_transfer_attempt_pending_review: never a new key; ask again later with the SAME key, contact support if it persists. */
   | { kind: 'pending_review'; error: ApiError<'createTransfer'>; idempotencyKey: string | undefined }
   /**
-   * 409 banking_transfer_idempotency_conflict: this key already paid ANOTHER request (a different amount or
-   * recipient). Something WAS paid under it: find out what before paying again (a new key only for a
-   * genuinely new payment); sending this request again, with either key, is a decision for a human.
+   * 409 banking_transfer_idempotency_conflict: this key was already used for ANOTHER request (a different
+   * amount or recipient). That request may have paid (or been refused: its refusal is the key's result too, and
+   * the answer does not say which): find out before paying again (a new key only for a genuinely new
+   * payment); sending this request again, with either key, is a decision for a human.
    */
   | { kind: 'key_conflict'; error: ApiError<'createTransfer'>; idempotencyKey: string | undefined }
   /**
@@ -29,7 +30,8 @@ export type TransferOutcome =
   /**
    * A definite refusal, the provider says nothing happened under this key (a 4xx other than a rate limit
    * or the two above, a 5xx code the catalog calls configuration, or refused before sending): the same
-   * request would be refused again; fix it, and a corrected attempt takes a new key.
+   * request would be refused again, and so would a corrected one under this key (the refusal is its result):
+   * fix it, and send the corrected attempt with a new key (e.g. derived from `<order id>:attempt-<n + 1>`).
    */
   | { kind: 'rejected'; error: PaymentsError; idempotencyKey: string | undefined };
 

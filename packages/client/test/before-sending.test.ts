@@ -132,6 +132,22 @@ describe('keys', () => {
     expect(result.idempotencyKey).toBe('employee-2:card');
   });
 
+  // QA: a stored key not filled yet (undefined, or null from untyped code) went out as a new random key on
+  // every call, so the application's own retry of one payment paid it twice.
+  it.each([undefined, null])('an idempotencyKey given as %s is refused before anything is sent (never a random key)', async (given) => {
+    const { server, client } = setup();
+    const err = await refused(client.POST('/v1/banking/transfers', { body: { recipientId: 'rcp_1', amount: '2.00' }, idempotencyKey: given as never }));
+    expect(err).toMatchObject({ code: 'invalid_request', field: 'Idempotency-Key', attempts: 0, idempotencyKey: undefined });
+    expect(err.message).toContain(`Idempotency-Key was given as ${given}`);
+    expect(server.keys()).toEqual([]);
+  });
+
+  it('a call without the idempotencyKey option still gets a key made for it', async () => {
+    const { server, client } = setup();
+    await client.POST('/v1/banking/transfers', { body: { recipientId: 'rcp_1', amount: '2.00' } });
+    expect(server.keys()).toHaveLength(1);
+  });
+
   it('a key given in `headers` is checked like any other before anything is sent', async () => {
     const { server, client } = setup();
     const err = await refused(client.POST('/v1/checkout/sessions', { body: { amount: '1.00' }, headers: { 'idempotency-key': 'short' } }));
