@@ -27,7 +27,7 @@ type Data<P extends keyof ClientPaths, M extends 'get' | 'post'> = NonNullable<
 >;
 
 export interface CallOptions {
-  /** The key for this call (else a new random one). Derive it with deriveIdempotencyKey() to make it resumable. */
+  /** The key for this call (left out: a new random one; given as undefined or null: refused). Derive it with deriveIdempotencyKey() to make it resumable. */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
@@ -116,18 +116,17 @@ export function createPaymentsClient(options: PaymentsClientOptions) {
   async function call(method: 'GET' | 'POST', path: string, init: Record<string, any> = {}): Promise<Result<unknown>> {
     const { idempotencyKey, signal: caller, ...rest } = init;
     const operationId = (operationIds as Record<string, string>)[`${method} ${path}`];
-    // Given but empty (a stored key not filled yet: undefined, null) is a bug of the caller's, never "make one":
-    // a new random key on every call would make the application's own retry a second payment (QA).
-    const keyGivenEmpty = 'idempotencyKey' in init && (idempotencyKey === undefined || idempotencyKey === null);
     // Only a POST gets a key (and so its own header object); a GET passes its params through untouched.
     const header = method === 'POST' ? { ...rest.params?.header } : undefined;
     // A key the caller put in a header is theirs in any spelling (header names ignore case), in params.header or
     // in `headers`: a key not seen there would go out replaced by a new one, and make a retry a second payment.
+    // An idempotencyKey given is the key, even undefined or null (a stored key not filled yet): refused below,
+    // never replaced by a random one, which would make the application's own retry a second payment (QA).
     const key: string | undefined =
-      header && !keyGivenEmpty ? (idempotencyKey ?? header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey()) : undefined;
+      header && ('idempotencyKey' in init ? idempotencyKey : (header['Idempotency-Key'] ?? keyIn(header) ?? keyIn(rest.headers) ?? newIdempotencyKey()));
     const context: CallContext = { operationId, idempotencyKey: key, attempts: 0 };
     if (header) {
-      checkIdempotencyKey(operationId, keyGivenEmpty ? idempotencyKey : key, context);
+      checkIdempotencyKey(operationId, key, context);
       header['Idempotency-Key'] = key;
     }
     const body = checkBody(operationId, rest.body, context); // undefined stays undefined

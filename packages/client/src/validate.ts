@@ -16,17 +16,17 @@ type SharedBadRequestCode = { [Op in KeyedOperation]: (code: (typeof errorCodes)
  */
 export const HEADER_EXACT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
-function keyProblem(key: unknown, rule: RegExp | undefined): string | undefined {
-  if (key === undefined || key === null) return `was given as ${key}: pass the key stored for this payment, or leave the option out to have one made for this call`;
-  if (typeof key !== 'string') return 'must be a string';
-  if (rule && !rule.test(key)) return `must match the spec's ${rule} (given: ${key.length} characters)`;
-  if (!HEADER_EXACT.test(key)) return 'must be printable ASCII, without outer spaces';
-  return undefined;
-}
-
 /** Refuses a key the operation's spec schema rejects, or one HTTP would not carry unchanged: the key reported is the key sent. */
 export function checkIdempotencyKey(operationId: string | undefined, key: unknown, context: ErrorContext): void {
-  const problem = keyProblem(key, (idempotencyKeyRules as Record<string, RegExp>)[operationId!]);
+  const rule = (idempotencyKeyRules as Record<string, RegExp>)[operationId!];
+  const problem =
+    typeof key !== 'string'
+      ? 'must be a string'
+      : rule && !rule.test(key)
+        ? `must match ${rule}`
+        : !HEADER_EXACT.test(key)
+          ? 'must be printable ASCII, without outer spaces'
+          : undefined;
   // The code type-checked against the spec: a typo, or a spec without it for one of those operations, fails tsc.
   if (problem) throw new ValidationError('invalid_request' satisfies SharedBadRequestCode, `Idempotency-Key ${problem}`, 'Idempotency-Key', context);
 }
