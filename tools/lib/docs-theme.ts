@@ -48,6 +48,10 @@ table.md td code { word-break: normal; overflow-wrap: break-word; }
 /* … but on a phone a long code (banking_transfer_attempt_pending_review) kept whole widened the retry-outcome
    table past the screen, and its Meaning and Client action columns fell outside it (QA, 390 px) */
 @media (max-width: 600px) { table.md td code { overflow-wrap: anywhere; } }
+/* On a phone a section's heading shares its row with Redoc's Copy button and was squeezed until its words broke
+   ("Authenticatio / n", QA 390 px): the row wraps, so the button goes below when the heading does not fit beside
+   it. Redoc's overflow-wrap: anywhere stays, for a word wider than the whole column (provider_rate_limited,) */
+@media (max-width: 600px) { #redoc div:has(> div > [data-testid="page-actions"]) { flex-wrap: wrap; } }
 /* Error codes linked to their catalog card (tools/lib/docs-browser/error-links.ts) */
 /* … underlined below the underscores (at 2px the line ran through them: "banking transfer idempotency conflict") */
 code[data-error-code] { cursor: pointer; text-decoration: underline; text-underline-offset: 0.4em; text-decoration-thickness: 1px; }

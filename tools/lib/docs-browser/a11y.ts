@@ -79,6 +79,40 @@ function nameSearchClearButton(): void {
   }
 }
 
+/**
+ * Heading levels that skip (axe's heading-order), corrected for assistive technology: Redoc renders an
+ * operation's "Request" and "Responses" as <h4> (their "Headers" <h5>) right under the operation's <h2>, and
+ * the overview's first subsection (a ### in overview.md, which Redoc gives its own route) as <h3> under the
+ * API title's <h1>; no theme option changes Redoc's levels. A heading deeper than one below its parent heading
+ * gets role="heading" (older WebKit ignores aria-level on h1–h6 without it) and the parent's level + 1; the
+ * headings under it move up with it, siblings stay siblings. Recomputed on every render, since Redoc adds and
+ * removes sections as the reader moves: only the levels this pass set are changed or taken back.
+ */
+function headingLevels(): void {
+  const parents: { tag: number; level: number }[] = [];
+  for (const heading of document.querySelectorAll<HTMLElement>('#redoc :is(h1, h2, h3, h4, h5, h6)')) {
+    const ours = heading.hasAttribute('data-level-fixed');
+    const given = !ours && heading.hasAttribute('aria-level'); // Redoc's own level: kept as it is
+    const tag = given ? Number(heading.getAttribute('aria-level')) : Number(heading.tagName[1]);
+    while (parents.length > 0 && parents.at(-1)!.tag >= tag) parents.pop();
+    const level = given ? tag : Math.min(tag, (parents.at(-1)?.level ?? tag - 1) + 1);
+    parents.push({ tag, level });
+    if (level < tag) setLevel(heading, level);
+    else if (ours) clearLevel(heading);
+  }
+}
+
+function setLevel(heading: HTMLElement, level: number): void {
+  if (heading.getAttribute('aria-level') === String(level)) return;
+  heading.setAttribute('role', 'heading');
+  heading.setAttribute('aria-level', String(level));
+  heading.setAttribute('data-level-fixed', '');
+}
+
+function clearLevel(heading: HTMLElement): void {
+  for (const name of ['role', 'aria-level', 'data-level-fixed']) heading.removeAttribute(name);
+}
+
 export function applyA11yFixes(): void {
   nameExamplePickers();
   focusableTableScrollers();
@@ -87,6 +121,7 @@ export function applyA11yFixes(): void {
   routeLinks();
   searchTriggerByKeyboard();
   nameSearchClearButton();
+  headingLevels();
 }
 
 /**
