@@ -24,7 +24,11 @@ export async function bodyLimitProbe(ctx: KitContext, op: OperationModel, seed: 
   const documented = op.responses.find((r) => r.status === '413');
   const reason = documented?.assumedReason ?? 'the provider gives no body size limit';
   if (!ex.response) {
-    check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no answer to a 1 MiB body (${ex.error})`, curl: '(a 1 MiB body)' }]);
+    // A server that answers early and closes with the body unread resets the connection: the client loses the
+    // answer and, the outcome unknown, sends the same body again. Said in the finding, with what fixes it.
+    const reset = /EPIPE|ECONNRESET|closed|socket/i.test(ex.error ?? '');
+    const hint = reset ? '; a server that closes with the body unread resets the connection, and the answer is lost: read the rest and discard it before closing' : '';
+    check.add([{ severity: 'failure', rule: 'no-response', message: `${op.method} ${op.path}: no answer to a 1 MiB body (${ex.error})${hint}`, curl: '(a 1 MiB body)' }]);
     return check.result();
   }
   check.add(checkResponse(ctx, op, ex.response).map((f) => ({ ...f, curl: curlOf(ctx, short) })));
