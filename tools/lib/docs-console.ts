@@ -19,7 +19,7 @@ export interface ConsoleParameter {
   required: boolean;
   description: string;
   example?: string;
-  /** The schema's rule, checked before a send (console-request.ts's breachOf) and shown under the input. */
+  /** The schema's rule, checked before a send (console-request.ts's firstBreach) and shown under the input. */
   pattern?: string;
   minLength?: number;
   maxLength?: number;
@@ -84,11 +84,12 @@ function parametersOf(doc: OpenApiDocument, raw: Json | undefined): ConsoleParam
   return raw.map((p) => deref(doc, p)).filter(isObject).flatMap((p) => {
     const where = p.in;
     if (where !== 'path' && where !== 'header' && where !== 'query') return [];
-    const schema = isObject(p.schema) ? deref(doc, p.schema) : {};
-    const example = stringOrUndefined(p.example) ?? (isObject(schema) ? stringOrUndefined(schema.example) : undefined);
-    const pattern = isObject(schema) ? stringOrUndefined(schema.pattern) : undefined;
-    const minLength = isObject(schema) ? integerOrUndefined(schema.minLength) : undefined;
-    const maxLength = isObject(schema) ? integerOrUndefined(schema.maxLength) : undefined;
+    const resolved = isObject(p.schema) ? deref(doc, p.schema) : undefined;
+    const schema = isObject(resolved) ? resolved : {};
+    const example = stringOrUndefined(p.example) ?? stringOrUndefined(schema.example);
+    const pattern = stringOrUndefined(schema.pattern);
+    const minLength = integerOrUndefined(schema.minLength);
+    const maxLength = integerOrUndefined(schema.maxLength);
     return [{
       name: String(p.name),
       in: where,
