@@ -789,13 +789,19 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
           expect(statuses.every((s) => s === 200)).toBe(true);
         }
         expectError(await api('GET', '/v1/banking/transfers/trf_missing', { key }), 'rate_limit_exceeded');
+        // A fault scheduled for the GET is left for a request within the limit (taking it is a write).
+        await admin.fault({ operationId: 'getBankingBalance', kind: 'drop_after_commit', count: 1, organizationId: org.id });
+        expectError(await api('GET', '/v1/banking/balance', { key }), 'rate_limit_exceeded');
         await admin.update(org.id, { banking: false });
         expectError(await api('GET', '/v1/banking/balance', { key }), 'rate_limit_exceeded');
         const { entries } = await admin.req('GET', `/organizations/${org.id}/journal`);
-        expect(entries.slice(-2).map((e: any) => [e.operationId, e.status, e.code])).toEqual([
-          ['getTransfer', 429, 'rate_limit_exceeded'],
-          ['getBankingBalance', 429, 'rate_limit_exceeded'],
+        expect(entries.slice(-3).map((e: any) => [e.operationId, e.status, e.code, e.fault])).toEqual([
+          ['getTransfer', 429, 'rate_limit_exceeded', null],
+          ['getBankingBalance', 429, 'rate_limit_exceeded', null],
+          ['getBankingBalance', 429, 'rate_limit_exceeded', null],
         ]);
+        const faults = (await admin.req('GET', '/faults')).faults as { organizationId?: string; operationId: string; remaining: number }[];
+        expect(faults.filter((f) => f.organizationId === org.id).map((f) => [f.operationId, f.remaining])).toEqual([['getBankingBalance', 1]]);
       });
 
       it('a request refused after it was counted (403 product off, 400 invalid body) still counts: the 601st is refused', async () => {
