@@ -11,6 +11,7 @@ import { run as adminCli } from './cli.ts';
 import { databaseUnavailable } from './failure.ts';
 import { NotASandboxDatabase } from './store/schema.ts';
 import { jsonLogger } from './http.ts';
+import { logEvent } from './problems.ts';
 import { omitSqliteExperimentalWarning } from './node-warnings.ts';
 import { banner, PortInUse, serveSandbox, type ServedSandbox } from './serve.ts';
 import { packagedSite } from './site.ts';
@@ -139,11 +140,11 @@ async function serve(argv: string[], env: Env): Promise<number> {
     process.stderr.write(`${PROG}: ${why}\n`);
     return 1;
   }
-  if (served.portFellBack) process.stderr.write(`${PROG}: port ${port} is busy: using ${served.sandbox.port} instead\n`);
+  if (served.portFellBack) logEvent('warn', `port ${port} is busy: using ${served.sandbox.port} instead`);
   process.stdout.write(banner(served, `npx ${PROG} admin`));
   const signal = await stopped.signal;
   await served.close();
-  process.stderr.write(`${PROG}: stopped on ${signal}\n`);
+  logEvent('info', `stopped on ${signal}`);
   return 0;
 }
 

@@ -1,11 +1,19 @@
-// The sandbox's reports about itself while it serves, on stderr beside (or as) the JSON request log.
+// The sandbox's reports about itself while it serves, on stderr beside (or as) the JSON request log. Every
+// line has the request log's JSON shape (`time`, `level`, then what happened), so a reader of the log parses
+// every line the same way. (A failure to start, before the log runs, is one plain sentence for a person.)
 
-/**
- * A line about the sandbox itself (a failure no request's answer shows) on stderr, in the request log's JSON
- * shape (`time`, `level`, then what happened), so a reader of the log parses every line the same way.
- */
+/** A failure no request's answer shows (`error`). */
 export function logProblem(message: string, fields: { requestId?: string; error?: unknown } = {}): void {
   const { requestId, error } = fields;
   const detail = error === undefined ? {} : { error: error instanceof Error ? (error.stack ?? String(error)) : String(error) };
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', message, ...(requestId ? { requestId } : {}), ...detail })}\n`);
+  writeLine({ level: 'error', message, ...(requestId ? { requestId } : {}), ...detail });
+}
+
+/** What happened to the sandbox itself while it serves: a busy port it fell back from (`warn`), a stop (`info`). */
+export function logEvent(level: 'info' | 'warn', message: string): void {
+  writeLine({ level, message });
+}
+
+function writeLine(fields: { level: string; message: string }): void {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
 }

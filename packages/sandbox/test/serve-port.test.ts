@@ -43,6 +43,33 @@ describe('a busy port', () => {
     }
   });
 
+  it('payments-sandbox on the busy default port: once it serves, its own stderr lines are JSON like the request log (the fallback: warn; the stop: info)', async () => {
+    // 8080 held here for the length of the test, unless another process holds it already (the fallback either way).
+    const default8080 = createServer();
+    await new Promise<void>((resolve) => default8080.once('error', () => resolve()).listen(8080, '127.0.0.1', resolve));
+    const said: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((text) => (said.push(String(text)), true));
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      let ended = false;
+      const exit = main(['--db', ':memory:'], {}).finally(() => (ended = true));
+      for (let i = 0; i < 400 && !ended && stdout.mock.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!ended) process.emit('SIGTERM', 'SIGTERM');
+      expect(await exit).toBe(0);
+      const lines = said.join('').trimEnd().split('\n');
+      const parsed = lines.map((line) => JSON.parse(line) as { time: string; level: string; message: string });
+      expect(parsed.map(({ level, message }) => ({ level, message }))).toEqual([
+        { level: 'warn', message: expect.stringMatching(/^port 8080 is busy: using \d+ instead$/) },
+        { level: 'info', message: 'stopped on SIGTERM' },
+      ]);
+      expect(parsed.every((line) => !Number.isNaN(Date.parse(line.time)))).toBe(true);
+    } finally {
+      stderr.mockRestore();
+      stdout.mockRestore();
+      await new Promise<void>((resolve) => (default8080.listening ? default8080.close(() => resolve()) : resolve()));
+    }
+  });
+
   it('payments-sandbox --port N stops with exit 1 and says why', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
