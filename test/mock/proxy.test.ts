@@ -66,6 +66,56 @@ describe('in front of the sandbox', () => {
     const balance = await fetch(`${sandbox.url}/v1/banking/balance`, { headers: { 'x-api-key': key } });
     expect(JSON.stringify(await balance.json())).toContain('"4999.93"');
   });
+
+  it('passes a body on as it came: a number is never re-serialized (QA: 99999999999999.99 was created as …98, and 37.45000000000000001, refused by the sandbox, was forwarded as 37.45)', async () => {
+    const { key } = await adminOf(sandbox).org();
+    const session = (idem: string, amount: string) =>
+      fetch(`${mock.url}/v1/checkout/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idem }, body: `{"amount":${amount}}` });
+    const large = await session('proxy-session-large', '99999999999999.99');
+    expect(large.status, await large.clone().text()).toBe(201);
+    expect(((await large.json()) as { amount: unknown }).amount).toBe('99999999999999.99');
+    const inexact = await session('proxy-session-inexact', '37.45000000000000001');
+    expect(inexact.status).toBe(400);
+    expect(((await inexact.json()) as { code: string }).code).toBe('invalid_checkout_session_amount');
+  });
+});
+
+describe('in front of a server whose bodies a parse would change', () => {
+  const started: Running[] = [];
+  let upstream: { server: Server; url: string; received: string[] };
+  beforeAll(async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += String(chunk)));
+      req.on('end', () => {
+        received.push(body);
+        if (req.url === '/v1/banking/balance' && req.headers['x-not-json']) res.writeHead(200, { 'content-type': 'application/json' }).end('{"balances": [');
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"balances":[{"currency":"USD","available":1.10}],  "note":1e2}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    upstream = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((r) => r.stop()));
+    await new Promise((resolve) => upstream?.server.close(resolve));
+  });
+
+  it("sends the request's and the answer's text unchanged, and passes on (flagged) an answer that is not JSON", async () => {
+    const forwarding = await proxy(upstream.url);
+    started.push(forwarding);
+    const key = { 'x-api-key': 'svc_live_proxytest0000000000' };
+    const answer = await fetch(`${forwarding.url}/v1/banking/balance`, { headers: key });
+    expect(await answer.text()).toBe('{"balances":[{"currency":"USD","available":1.10}],  "note":1e2}');
+    const body = '{ "recipientId": "rcp_1", "amount": 1.10 }';
+    await fetch(`${forwarding.url}/v1/banking/transfers`, { method: 'POST', headers: { ...key, 'content-type': 'application/json', 'idempotency-key': 'proxy-raw-1' }, body });
+    expect(upstream.received.at(-1)).toBe(body);
+    const notJson = await fetch(`${forwarding.url}/v1/banking/balance`, { headers: { ...key, 'x-not-json': '1' } });
+    expect(notJson.status).toBe(200);
+    expect(await notJson.text()).toBe('{"balances": [');
+    expect(JSON.parse(notJson.headers.get('sl-violations') ?? '[]')).toEqual(expect.arrayContaining([expect.objectContaining({ location: expect.arrayContaining(['response', 'body']) })]));
+  }, 120_000);
 });
 
 describe('in front of a server that breaks the contract', () => {

@@ -1,4 +1,4 @@
-// Loaded into Prism's process (`node --import`, by payments-mock (cli.ts) and tools/lib/prism.ts), with three
+// Loaded into Prism's process (`node --import`, by payments-mock (cli.ts) and tools/lib/prism.ts), with its
 // corrections (PATCHES). First, it gives Prism's request and response validator the `multipleOf` ours has
 // (useExactMultipleOf, from @payments/spec), so `multipleOf: 0.01` means "at most two decimal places" there
 // too. Without it Prism's Ajv divides doubles exactly (0.07 / 0.01 = 7.000000000000001) and refuses 1,363 of
@@ -10,14 +10,38 @@
 // k whatever the divisor d), and Prism exposes no Ajv options. Prism builds its Ajv instances in one function,
 // `createAjvInstances`, in @stoplight/prism-http's validator/validators/utils.js: this hook wraps it as the
 // module is loaded, and fails Prism's start when that text is not found (a Prism upgrade must revisit it;
-// test/mock/prism.test.ts sends all 10,000 amounts up to 100.00 and large ones). Second, a malformed JSON body
-// is kept as text, so the mock answers it and the proxy forwards it; third, an undocumented status is an error
-// (test/mock/proxy.test.ts).
+// test/mock/prism.test.ts sends all 10,000 amounts up to 100.00 and large ones). Second, the proxy passes
+// bodies on as they came, both ways: Prism parses a JSON body to validate it and sent it on re-serialized, which
+// changed numbers (99999999999999.99 reached the server as 99999999999999.98, an answer's 1.10 came back as 1.1);
+// now each parsed body's text is kept (RAW_JSON) and is what is sent, and a body that is not JSON is kept as its
+// text, so the mock answers it, the proxy forwards it, and an answer that is not JSON is passed on and flagged
+// instead of becoming Prism's 500. Third, an undocumented status is an error (test/mock/proxy.test.ts).
 import { registerHooks } from 'node:module';
 import { useExactMultipleOf } from '@payments/spec/decimal';
 
 const INSTALL = Symbol.for('@payments/mock: exact multipleOf');
 (globalThis as Record<symbol, unknown>)[INSTALL] = useExactMultipleOf;
+
+/** The text each parsed JSON body (an object or array) came as: what the proxy sends on, so no number changes. */
+const RAW_JSON = Symbol.for('@payments/mock: raw JSON');
+const texts = new WeakMap<object, string>();
+(globalThis as Record<symbol, unknown>)[RAW_JSON] = {
+  /** `text` parsed; a text that is not JSON stays text (the validator flags it; it is passed on as it came). */
+  parse(text: string): unknown {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    if (value !== null && typeof value === 'object') texts.set(value, text);
+    return value;
+  },
+  /** The text a parsed body came as; undefined for a body Prism made (the mock's answers). */
+  textOf: (value: unknown): string | undefined => (value !== null && typeof value === 'object' ? texts.get(value) : undefined),
+};
+/** Code in a patch that reaches RAW_JSON's functions. */
+const raw = `globalThis[Symbol.for(${JSON.stringify(RAW_JSON.description)})]`;
 
 /** A change to one of Prism's modules as it loads: `replace` where `anchor` is; a module without it fails the start. */
 interface Patch {
@@ -42,13 +66,36 @@ const ajvInstances = {`,
     without: 'the exact multipleOf is NOT applied',
   },
   {
-    // A JSON body that does not parse is kept as its text, as Prism keeps a body of another media type: the
-    // validator then flags it (not an object), the mock answers it, and the proxy forwards it as sent, so the
-    // server answers it. Prism itself never answered such a request (its parse error was left unhandled).
+    // A request's JSON body, parsed with its text kept. One that does not parse is kept as its text, as Prism keeps
+    // a body of another media type: the validator then flags it (not an object), the mock answers it, and the
+    // proxy forwards it as sent, so the server answers it. Prism itself never answered such a request (its parse
+    // error was left unhandled).
     target: '/@stoplight/prism-http-server/dist/server.js',
     anchor: "return (0, micri_1.json)(request, { limit: '10mb' });",
-    replace: "return (0, micri_1.text)(request, { limit: '10mb' }).then((text) => { try { return JSON.parse(text); } catch { return text; } });",
+    replace: `return (0, micri_1.text)(request, { limit: '10mb' }).then((text) => ${raw}.parse(text));`,
     without: 'a malformed JSON body is never answered',
+  },
+  {
+    // The proxy forwards a request's body as its text, not re-serialized.
+    target: '/@stoplight/prism-http/dist/forwarder/index.js',
+    anchor: 'function serializeBody(body) {',
+    replace: `function serializeBody(body) {\n    const text = ${raw}.textOf(body);\n    if (text !== undefined) return E.right(text);`,
+    without: "a forwarded request's numbers may change (its body is re-serialized)",
+  },
+  {
+    // The server's answer, parsed with its text kept; one that is not JSON is kept as its text (then flagged).
+    target: '/@stoplight/prism-http/dist/utils/parseResponse.js',
+    anchor: '? response.json()',
+    replace: `? response.text().then((text) => ${raw}.parse(text))`,
+    without: "an answer's numbers may change, and one that is not JSON becomes Prism's 500",
+  },
+  {
+    // An answer is sent as the text it came as; Prism's own (the mock's) are serialized as before. A JSON answer
+    // that did not parse is that text too, as it came.
+    target: '/@stoplight/prism-http-server/dist/serialize.js',
+    anchor: 'serializer: JSON.stringify,',
+    replace: `serializer: (value) => (typeof value === 'string' ? value : (${raw}.textOf(value) ?? JSON.stringify(value))),`,
+    without: "an answer's numbers may change (it is re-serialized)",
   },
   {
     // A status the operation does not document is a violation (an Error) whatever its class: Prism rated only
