@@ -97,7 +97,7 @@ export const CHECKS: CheckDefinition[] = [
   },
   {
     id: 'idempotent-replay',
-    title: 'an idempotent replay returns the original status and body',
+    title: 'an idempotent replay returns the original status and body, and repeats nothing (each parameterless read, the balance, unchanged)',
     corresponds: 'provider section 7, Idempotency rules 3–4 (no Schemathesis check)',
     needs: ['stateful'],
     appliesTo: (op) => op.method === 'POST' && op.idempotencyKey !== undefined,

@@ -38,6 +38,7 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
     if (!first.response || first.response.status < 200 || first.response.status >= 300) {
       return skipped(check, `skipped, the first request was not a success, so there is nothing to replay (${describe(op, first)})`);
     }
+    const before = await stateReads(ctx, check);
     const second = await send(ctx, op, check, request);
     if (!second.response || inconclusive(op, second.response)) return check.result();
     if (second.response.status !== first.response.status || second.response.text !== first.response.text) {
@@ -51,6 +52,7 @@ export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<
       ]);
     }
     if (isObject(body)) await otherFormReplays(ctx, op, check, request, body, first.response);
+    await unchangedByReplays(ctx, op, check, request, before);
   } catch (err) {
     if (!(err instanceof SetupError)) throw err;
     return skipped(check, `skipped, ${err.message}`);
@@ -98,6 +100,43 @@ async function otherFormReplays(ctx: KitContext, op: OperationModel, check: Chec
     const what = `the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} with ${field} ${JSON.stringify(body[field])} re-sent as ${JSON.stringify(other)} (the same amount in its other JSON form)`;
     const failure = replayFailure(op, original, ex.response, what, 'the key "returns the original result" (section 7, Idempotency rule 3)');
     if (failure) check.add([{ severity: 'failure', rule: 'replay', message: failure, curl: curlOf(ctx, again) }]);
+  }
+}
+
+/**
+ * What the organization's state shows: each read the API offers without parameters (GET /v1/banking/balance),
+ * answered twice with nothing sent between, so that a change after the replays can only be theirs. A read that
+ * is refused, or that changes by itself (another client's traffic, a clock in its body), is left out, with a
+ * warning for the latter.
+ */
+async function stateReads(ctx: KitContext, check: CheckRecorder): Promise<Map<OperationModel, string>> {
+  const seen = new Map<OperationModel, string>();
+  for (const read of ctx.api.operations.filter((o) => o.method === 'GET' && o.pathParams.length === 0)) {
+    const request = materialize(ctx, read, examplePlan(ctx, read, undefined));
+    const [a, b] = [(await exchange(ctx, request)).response, (await exchange(ctx, request)).response];
+    check.sent(a?.status, read.operationId);
+    check.sent(b?.status, read.operationId);
+    if (!a || !b || a.status !== 200 || b.status !== 200) continue;
+    if (a.text === b.text) seen.set(read, a.text);
+    else check.warn({ rule: 'replay', message: `${read.method} ${read.path} changed with nothing sent between two reads; whether a replay repeats the action was not read from it` });
+  }
+  return seen;
+}
+
+/** The replays (section 7, Idempotency rule 3: "does not repeat the action") left every state read as it was. */
+async function unchangedByReplays(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, before: Map<OperationModel, string>): Promise<void> {
+  for (const [read, text] of before) {
+    const after = (await exchange(ctx, materialize(ctx, read, examplePlan(ctx, read, undefined)))).response;
+    check.sent(after?.status, read.operationId);
+    if (!after || after.status !== 200 || after.text === text) continue;
+    check.add([
+      {
+        severity: 'failure',
+        rule: 'replay',
+        message: `the replays with the same ${op.idempotencyKey?.name ?? 'Idempotency-Key'} repeated the action (section 7, Idempotency rule 3: "does not repeat the action"): ${read.method} ${read.path} answered ${snippet(text)} before them and ${snippet(after.text)} after`,
+        curl: curlOf(ctx, request),
+      },
+    ]);
   }
 }
 

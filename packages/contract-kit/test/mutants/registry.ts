@@ -536,6 +536,20 @@ export const MUTANTS: Mutant[] = [
       return env.forward(req);
     },
   },
+  // The kit-as-a-user QA pass (2026-11-29): a false pass of every check.
+  {
+    name: 'transfer-replay-duplicates',
+    caughtBy: ['idempotent-replay'],
+    defect: 'an exact retry of a transfer under its key answers the original transfer, byte for byte, but makes another one (the balance moves once per retry)',
+    visible: true,
+    handle: async (req, env) => {
+      const key = req.headers['idempotency-key'];
+      if (!is(req, 'POST', TRANSFERS) || !key) return env.forward(req);
+      if (env.memory.has(`transfer:${key}`)) await env.forward({ ...req, headers: { ...req.headers, 'idempotency-key': `${key}-${crypto.randomUUID()}` } });
+      env.memory.set(`transfer:${key}`, true);
+      return env.forward(req);
+    },
+  },
   {
     name: 'unauthorized-429',
     caughtBy: ['auth-no-key'],
