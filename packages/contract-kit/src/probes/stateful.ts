@@ -30,7 +30,7 @@ export const CONFLICT_CODE = 'banking_transfer_idempotency_conflict';
 
 
 export async function replayProbe(ctx: KitContext, op: OperationModel): Promise<CheckResult> {
-  const check = new CheckRecorder(op.operationId, 'idempotent-replay', 'an idempotent replay returns the original status and body');
+  const check = new CheckRecorder(op.operationId, 'idempotent-replay', 'an idempotent replay returns the original status and body, and repeats nothing');
   try {
     const body = await successBody(ctx, op, check);
     const request = materialize(ctx, op, examplePlan(ctx, op, body));
