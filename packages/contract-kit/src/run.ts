@@ -108,7 +108,8 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   if (caps.ownProblemJson) {
     notes.push("refusals: only their status is checked; the code a broken constraint documents (its x-error-code) is not compared, because Prism answers its own validation (invalid_request, or its problem+json)");
   }
-  const { apiKey, keys, organizationId } = await provisionKeys(admin, options, notes, progress);
+  const { apiKey, keys, organizationId } = target === 'prism' ? { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs: 0 }), organizationId: undefined } : await provisionKeys(admin, options, notes, progress);
+  if (target === 'prism') notes.push("rate limit: Prism's mock enforces none, so nothing is paced");
   if (!organizationId && target === 'server') {
     const refused = await keyRefusal(api, transport, keys);
     if (refused) throw new UsageError(`the server refused the API key: ${refused}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`);

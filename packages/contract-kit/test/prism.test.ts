@@ -55,6 +55,16 @@ describe('the kit against the Prism mock', () => {
   });
 });
 
+describe('the card rate limit against the mock', () => {
+  it("paces nothing: Prism's mock enforces no limit (QA: a default run waited 15 minutes on the card limit's 60 per 15 min)", { timeout: 60_000 }, async () => {
+    const run = await runKit({ baseUrl: prism.url, apiKey: 'svc_live_prismmockkey000000000000', operations: ['issueCard'], checks: ['valid', 'invalid'], runs: 40, maxWaitS: 900 });
+    expect(run.totals.requests).toBeGreaterThan(60);
+    expect(run.pacing).toMatchObject({ waitedMs: 0, overBudget: 0, rateLimited: 0 });
+    expect(run.notes.join('\n')).toMatch(/rate limit: Prism's mock enforces none/);
+    expect(run.verdict, describeFailures(run)).toBe('passed');
+  });
+});
+
 describe('plain Prism, with its own CORS (prism mock --cors, on by default)', () => {
   let plain: PrismServer;
   beforeAll(async () => {
