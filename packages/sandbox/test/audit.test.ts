@@ -283,17 +283,24 @@ describe('the other kinds, on hand-written journals', () => {
     expect(findings[2]!.detail).toMatch(/^body: \/amount /);
   });
 
-  it('one key for two payments (a changed amount): named, with both requests', () => {
+  it('one key for two payments (a changed amount): named once per other payment, with both requests, under the client\'s rule', () => {
     const findings = auditJournal(
       [
         entry(0, 'createTransfer', 'invoice-7', { recipientId: 'rcp_1', amount: '10.00' }),
         entry(5_000, 'createTransfer', 'invoice-7', { recipientId: 'rcp_1', amount: '12.00' }, { status: 409, code: 'banking_transfer_idempotency_conflict' }),
+        // The same mistake retried: one finding; another amount again: a second one.
+        entry(10_000, 'createTransfer', 'invoice-7', { recipientId: 'rcp_1', amount: '12.00' }, { status: 409, code: 'banking_transfer_idempotency_conflict' }),
+        entry(15_000, 'createTransfer', 'invoice-7', { recipientId: 'rcp_1', amount: '12.00' }, { status: 409, code: 'banking_transfer_idempotency_conflict' }),
+        entry(20_000, 'createTransfer', 'invoice-7', { recipientId: 'rcp_1', amount: '13.00' }, { status: 409, code: 'banking_transfer_idempotency_conflict' }),
       ],
       rules,
     );
-    expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ kind: 'key_reused_for_other_payment', rule: PROVIDER.keyIsOnePayment });
+    expect(findings.map((f) => f.kind)).toEqual(['key_reused_for_other_payment', 'key_reused_for_other_payment']);
+    // The client's rule (section 7, Idempotency rule 3), not the service's answer (rule 4).
+    expect(findings[0]).toMatchObject({ kind: 'key_reused_for_other_payment', rule: PROVIDER.sameKeyAfterTimeout });
+    expect(findings[0]!.rule.section).toBe('7. Errors, Idempotency, rule 3');
     expect(findings[0]!.evidence.map((e) => e.status)).toEqual([201, 409]);
+    expect(findings[1]!.detail).toContain('13.00');
   });
 
   it('a 4xx refusal retried and refused again is a loop; a fix that changes the answer is not', () => {

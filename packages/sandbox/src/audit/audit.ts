@@ -131,6 +131,8 @@ interface KeyState {
   last: JournalEntry;
   /** An answer under this key was the temporary 503: what its 201 says is the outcome table's (section 3). */
   metTemporary: boolean;
+  /** The other payments this key was reused for, each reported once (a client retrying the wrong request is one mistake). */
+  reusedFor?: Set<string>;
 }
 
 export interface AuditOptions {
@@ -175,7 +177,8 @@ export function auditJournal(entries: readonly JournalEntry[], rules: AuditRules
     const payment = payments.get(paymentId);
 
     if (key && key.first.identity !== e.identity) {
-      report(e.at, keyReused(key.first, e));
+      if (!key.reusedFor?.has(e.identity)) report(e.at, keyReused(key.first, e));
+      (key.reusedFor ??= new Set()).add(e.identity);
     } else {
       if (!key && payment) checkNewKey(keys.get(payment.lastKey)!, e, op, rules, report);
       if (payment) checkWaits(payment, e, op, rules, report);
@@ -267,7 +270,8 @@ const ajvText = (validate: { errors?: { instancePath: string; message?: string }
     .join('; ');
 
 function keyReused(first: JournalEntry, e: JournalEntry): NewFinding {
-  const rule = e.operationId === 'createCheckoutSession' ? PROVIDER.checkoutIdentity : e.operationId === 'createTransfer' ? PROVIDER.keyIsOnePayment : PROVIDER.sameKeyAfterTimeout;
+  // The client's own rule (QA: rule 4, quoted before for transfers, says what the service answers).
+  const rule = e.operationId === 'createCheckoutSession' ? PROVIDER.checkoutIdentity : PROVIDER.sameKeyAfterTimeout;
   return {
     kind: 'key_reused_for_other_payment',
     rule,

@@ -128,10 +128,6 @@ export const PROVIDER = {
     section: '3. States and transitions',
     words: 'Do not use a new key. Contact support if it does not resolve.',
   },
-  keyIsOnePayment: {
-    section: '7. Errors, Idempotency, rule 4',
-    words: 'The exception is transfers, where a different amount or recipient gives `banking_transfer_idempotency_conflict`.',
-  },
   checkoutIdentity: {
     section: '4. Endpoints, further rule 3',
     words: 'Checkout session request identity consists of the normalized `amount`, `discountPercent` and the selected payment method. Changing any of them requires a new key.',
