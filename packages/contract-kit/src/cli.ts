@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { HELP, parseCli } from './args.ts';
 import { unwritableReport, writeReports } from './report/write.ts';
-import { stderrProgress } from './progress.ts';
+import { stderrProgress, type Progress } from './progress.ts';
 import { toJson } from './report/json.ts';
 import { toJunit } from './report/junit.ts';
 import { renderSummary } from './report/summary.ts';
@@ -56,10 +56,12 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`contract-kit: ${unwritable}; nothing was run.\nRun with --help for usage.\n`);
     return 2;
   }
-  process.stderr.write(`contract-kit: seed ${options.seed} (replay with --seed ${options.seed})\n`);
+  const shown = stderrProgress();
+  // The seed once the checks begin: a usage error met while setting up (an unknown check, a refused key) ran nothing to replay.
+  const progress: Progress = { ...shown, begin: (total) => (process.stderr.write(`contract-kit: seed ${options.seed} (replay with --seed ${options.seed})\n`), shown.begin(total)) };
   let report;
   try {
-    report = await run(options, { progress: stderrProgress() });
+    report = await run(options, { progress });
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`contract-kit: ${err.message}\nRun with --help for usage.\n`);

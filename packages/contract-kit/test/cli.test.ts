@@ -66,6 +66,7 @@ describe('check selection', () => {
       const bad = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--checks', 'nope', '--target', 'server']);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/unknown check nope/);
+      expect(bad.stderr, 'nothing ran, so no seed to replay (QA)').not.toMatch(/seed/);
       const config = join(dir, 'kit.json');
       writeFileSync(config, JSON.stringify({ frobnicate: 1 }));
       const badConfig = await cli(['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--config', config]);
@@ -170,6 +171,7 @@ describe('runs', () => {
       const { code, stdout, stderr } = await cli(['--base-url', clean.url, '--api-key', cleanKey, '--checks', 'coverage', '--operations', 'createTransfer', ...args], env);
       expect(code, stdout + stderr).toBe(2);
       expect(stderr).toMatch(/refused the admin token \(--admin-token or \$SANDBOX_ADMIN_TOKEN\): GET \/admin\/health answered 401/);
+      expect(stderr).not.toMatch(/replay with --seed/);
       expect(stdout).toBe('');
     }
   });
