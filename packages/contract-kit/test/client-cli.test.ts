@@ -49,6 +49,7 @@ describe('payments-contract-kit client', () => {
     expect(stdout).toContain('3 scenarios: 3 passed, 0 failed, 0 finding(s)');
     const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report.totals).toEqual({ scenarios: 3, passed: 3, failed: 0, findings: 0, warnings: 0 });
+    expect(report).toMatchObject({ tool: '@payments/contract-kit', verdict: 'passed' }); // as the server report (QA)
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="client-rules" tests="3" failures="0" errors="0"/);
   }, 120_000);
 
@@ -75,6 +76,7 @@ describe('payments-contract-kit client', () => {
   it('a new key after a 201 pending/completed is a duplicate payment; a second card, the scenario’s expectation', async () => {
     const { code, stdout, report } = await judge('resubmitting', 'transfer-503-then-resolved,card-provider-rate-limited');
     expect(code, stdout).toBe(1);
+    expect((report as unknown as { verdict: string }).verdict).toBe('failed');
     const [transfer, card] = report.scenarios;
     expect(transfer!.findings.map((f) => [f.kind, f.basis, f.severity])).toEqual([['duplicate_payment', 'document', 'failure']]);
     expect(transfer!.findings[0]!.rule.words).toBe('Keep the original key and track that transfer. Do not submit again.');

@@ -6,6 +6,7 @@ import { loadSpec } from '@payments/spec';
 import { auditJitter, auditJournal, auditRules, type Finding, type JournalEntry } from '@payments/sandbox';
 import { scenarioExpectations } from './expectations.ts';
 import { advanceClock, frozenClockOf, provision, readJournal, type Provisioned, type SandboxAccess } from './provision.ts';
+import { TOOL } from '../run.ts';
 import { waitsOnAStillClock } from './test-clock.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -50,6 +51,9 @@ export interface ScenarioResult {
 }
 
 export interface ClientReport {
+  /** As in the server report: what wrote it, and the run's outcome (a CI step reads it without adding up totals). */
+  tool: typeof TOOL;
+  verdict: 'passed' | 'failed';
   baseUrl: string;
   clock: 'test' | 'real';
   scenarios: ScenarioResult[];
@@ -99,6 +103,8 @@ export async function runClientMode(options: ClientRunOptions): Promise<ClientRe
   const failed = results.filter(failedResult).length;
   const count = (severity: Finding['severity']) => results.reduce((n, r) => n + r.findings.filter((f) => f.severity === severity).length, 0);
   return {
+    tool: TOOL,
+    verdict: failed > 0 ? 'failed' : 'passed',
     baseUrl: options.baseUrl,
     clock: options.testClock ? 'test' : 'real',
     repeat,
