@@ -306,7 +306,7 @@ export type components = {
         ResourceReference: string;
         /**
          * Amount
-         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it is written as (99999999999999.99 is not the double nearest to it, which prints 99999999999999.98, and 37.45000000000000001 has more than two decimal places however a double rounds it), or send the string form.
+         * @description A positive decimal with at most two decimal places, sent as a JSON number or a string; `37.45` and `"37.45"` are the same amount. The provider's document gives no maximum; an amount is answered in its two-decimal string form, which this schema bounds at 18 characters, so an amount of 10^15 or more (`"1234567890123456"`, `1e15`) cannot be answered and the sandbox refuses it (assumed; the schema does not bound the number form itself). A validator that divides binary doubles rejects numbers such as `0.07` under `multipleOf: 0.01`, and a fixed tolerance (for example Ajv's `multipleOfPrecision`) still rejects large ones such as `114533670.82`: read a number as the decimal it is written as (99999999999999.99 is not the double nearest to it, which prints 99999999999999.98, and 37.45000000000000001 has more than two decimal places however a double rounds it), or send the string form.
          * @example 37.45
          * @example 37.45
          * @example 1000
