@@ -111,6 +111,9 @@ describe('in front of a server whose bodies a parse would change', () => {
     const body = '{ "recipientId": "rcp_1", "amount": 1.10 }';
     await fetch(`${forwarding.url}/v1/banking/transfers`, { method: 'POST', headers: { ...key, 'content-type': 'application/json', 'idempotency-key': 'proxy-raw-1' }, body });
     expect(upstream.received.at(-1)).toBe(body);
+    // A body that is a JSON string (not the API's shape, flagged) keeps its quotes.
+    await fetch(`${forwarding.url}/v1/banking/transfers`, { method: 'POST', headers: { ...key, 'content-type': 'application/json', 'idempotency-key': 'proxy-raw-2' }, body: '"rcp_1"' });
+    expect(upstream.received.at(-1)).toBe('"rcp_1"');
     const notJson = await fetch(`${forwarding.url}/v1/banking/balance`, { headers: { ...key, 'x-not-json': '1' } });
     expect(notJson.status).toBe(200);
     expect(await notJson.text()).toBe('{"balances": [');

@@ -26,7 +26,11 @@ const INSTALL = Symbol.for('@payments/mock: exact multipleOf');
 const RAW_JSON = Symbol.for('@payments/mock: raw JSON');
 const texts = new WeakMap<object, string>();
 (globalThis as Record<symbol, unknown>)[RAW_JSON] = {
-  /** `text` parsed; a text that is not JSON stays text (the validator flags it; it is passed on as it came). */
+  /**
+   * `text` parsed when it is a JSON object or array (every body of the API is one); any other text stays text, a
+   * JSON string or number included: the validator flags it as it would the value, and it is passed on as it came
+   * (a string value would be sent without its quotes).
+   */
   parse(text: string): unknown {
     let value: unknown;
     try {
@@ -34,7 +38,8 @@ const texts = new WeakMap<object, string>();
     } catch {
       return text;
     }
-    if (value !== null && typeof value === 'object') texts.set(value, text);
+    if (value === null || typeof value !== 'object') return text;
+    texts.set(value, text);
     return value;
   },
   /** The text a parsed body came as; undefined for a body Prism made (the mock's answers). */
