@@ -4,6 +4,7 @@
 // same proxy passes. One seed and --runs 10 here (time); bench/mutation-score.ts measures 5 seeds at the
 // default --runs 25.
 import { describe, expect, it } from 'vitest';
+import { adminClient, FULL_ORGANIZATION } from '../src/probes/admin.ts';
 import { run } from '../src/run.ts';
 import type { Report } from '../src/types.ts';
 import { startMutant, type Mutant } from './mutants/proxy.ts';
@@ -23,6 +24,18 @@ async function kitAgainst(mutant: Mutant | undefined): Promise<Report> {
   }
 }
 
+/** The kit with the user's key only (no --admin-token): the key of an organization made through the sandbox's admin API. */
+async function kitWithUserKey(mutant: Mutant | undefined, checks: string[]): Promise<Report> {
+  const server = await startMutant(mutant);
+  try {
+    const admin = adminClient({ transport: { baseUrl: server.sandbox.url, timeoutMs: 10_000 } }, server.adminToken);
+    const { key } = await admin.createApiKey((await admin.createOrganization(FULL_ORGANIZATION)).id);
+    return await run({ baseUrl: server.url, apiKey: key, seed: SEED, runs: 5, operations: ['createRecipient', 'createTransfer'], checks, timeoutMs: 10_000, target: 'auto' });
+  } finally {
+    await server.close();
+  }
+}
+
 const failedOrSkipped = (report: Report) => report.checks.filter((c) => c.status !== 'passed').map((c) => c.id.split('/').slice(1).join('/'));
 
 describe('mutant servers', () => {
@@ -36,6 +49,13 @@ describe('mutant servers', () => {
   it('the unmodified sandbox behind the proxy passes', { timeout: 60_000 }, async () => {
     const report = await kitAgainst(undefined);
     expect(report.verdict, describeFailures(report)).toBe('passed');
+  });
+
+  it("transfer-replay-duplicates with the user's key only: a warning naming other traffic, not a failure (the organization may be shared)", { timeout: 60_000 }, async () => {
+    const report = await kitWithUserKey(MUTANTS.find((m) => m.name === 'transfer-replay-duplicates'), ['idempotent-replay']);
+    const replay = report.checks.find((c) => c.id === 'createTransfer/idempotent-replay')!;
+    expect(replay.failures, describeFailures(report)).toEqual([]);
+    expect(replay.warnings.map((w) => w.message).join('\n')).toMatch(/may have repeated the action .*GET \/v1\/banking\/balance answered .*give --admin-token/);
   });
 
   for (const mutant of MUTANTS) {
