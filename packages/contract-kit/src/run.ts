@@ -108,8 +108,7 @@ export async function run(options: RunOptions, hooks: RunHooks = {}): Promise<Re
   if (caps.ownProblemJson) {
     notes.push("refusals: only their status is checked; the code a broken constraint documents (its x-error-code) is not compared, because Prism answers its own validation (invalid_request, or its problem+json)");
   }
-  const { apiKey, keys, organizationId } = target === 'prism' ? { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs: 0 }), organizationId: undefined } : await provisionKeys(admin, options, notes, progress);
-  if (target === 'prism') notes.push("rate limit: Prism's mock enforces none, so nothing is paced");
+  const { apiKey, keys, organizationId } = await provisionKeys(target, admin, options, notes, progress);
   if (!organizationId && target === 'server') {
     const refused = await keyRefusal(api, transport, keys);
     if (refused) throw new UsageError(`the server refused the API key: ${refused}, so every check would meet that answer; nothing else was run. Check --api-key (a key this server issued; payments-sandbox prints one), or give --admin-token to let the kit make its own`);
@@ -194,9 +193,15 @@ async function reachableAdmin(transport: Transport, token: string, notes: string
 /**
  * The run's keys. With the admin API: an organization of the kit's own (every product on, funded) and
  * as many keys of it as the rate limit needs, so the run never waits and never meets a 429. Without it:
- * the given key, paced within the documented limit (waiting at most --max-wait-s in total).
+ * the given key, paced within the documented limit (waiting at most --max-wait-s in total). Against Prism: the
+ * given key, unpaced.
  */
-async function provisionKeys(admin: AdminClient | undefined, options: RunOptions, notes: string[], progress: Progress): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
+async function provisionKeys(target: Report['target'], admin: AdminClient | undefined, options: RunOptions, notes: string[], progress: Progress): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
+  if (target === 'prism') {
+    // exchange() asks a Prism target's pool for no budget: the mock is stateless and enforces no rate limit.
+    notes.push("rate limit: Prism's mock enforces none, so nothing is paced");
+    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs: 0 }) };
+  }
   const maxWaitMs = (options.maxWaitS ?? 900) * 1000;
   const paced = () => new KeyPool({ primary: options.apiKey, maxWaitMs, onWait: (ms, limit) => progress.waiting?.(ms, waitingFor(limit)) });
   if (!admin) {
