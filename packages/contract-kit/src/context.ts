@@ -61,8 +61,7 @@ export async function exchange(ctx: KitContext, request: HttpRequest): Promise<E
   const header = ctx.api.apiKeyHeader;
   let sent = request;
   if (request.headers[header] === ctx.apiKey) {
-    // Prism's mock is stateless and enforces no rate limit: nothing to pace (QA: a default run sat 15 min on the card limit).
-    const key = await ctx.keys.take(ctx.target === 'prism' ? [] : rateLimitsOf(ctx.api, op));
+    const key = await ctx.keys.take(rateLimitsOf(ctx.api, op));
     if (key !== ctx.apiKey) sent = { ...request, headers: { ...request.headers, [header]: key } };
   }
   const ex = await send(ctx.transport, sent);

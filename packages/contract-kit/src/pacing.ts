@@ -48,6 +48,7 @@ export class KeyPool {
   readonly #keys: PooledKey[];
   readonly #provision: (() => Promise<string>) | undefined;
   readonly #maxWaitMs: number;
+  readonly #paced: boolean;
   readonly #margin: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -60,6 +61,8 @@ export class KeyPool {
     primary: string;
     provision?: () => Promise<string>;
     maxWaitMs: number;
+    /** false: a target that enforces no rate limit (Prism's mock): every take answers the primary key at once. */
+    paced?: boolean;
     margin?: number;
     now?: () => number;
     sleep?: (ms: number) => Promise<void>;
@@ -68,6 +71,7 @@ export class KeyPool {
     this.#keys = [{ key: options.primary, sent: new Map() }];
     this.#provision = options.provision;
     this.#maxWaitMs = options.maxWaitMs;
+    this.#paced = options.paced ?? true;
     this.#margin = options.margin ?? 0.95;
     this.#now = options.now ?? Date.now;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -85,6 +89,7 @@ export class KeyPool {
 
   /** A key with room in every bucket of `limits`, counted as used. Serialized: concurrent takers queue. */
   take(limits: RateLimit[]): Promise<string> {
+    if (!this.#paced) return Promise.resolve(this.primary);
     const next = this.#queue.then(() => this.#take(limits));
     this.#queue = next.catch(() => undefined);
     return next;

@@ -198,9 +198,9 @@ async function reachableAdmin(transport: Transport, token: string, notes: string
  */
 async function provisionKeys(target: Report['target'], admin: AdminClient | undefined, options: RunOptions, notes: string[], progress: Progress): Promise<{ apiKey: string; keys: KeyPool; organizationId?: string }> {
   if (target === 'prism') {
-    // exchange() asks a Prism target's pool for no budget: the mock is stateless and enforces no rate limit.
+    // The mock is stateless and enforces no rate limit (QA: a default run sat 15 min on the card limit).
     notes.push("rate limit: Prism's mock enforces none, so nothing is paced");
-    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs: 0 }) };
+    return { apiKey: options.apiKey, keys: new KeyPool({ primary: options.apiKey, maxWaitMs: 0, paced: false }) };
   }
   const maxWaitMs = (options.maxWaitS ?? 900) * 1000;
   const paced = () => new KeyPool({ primary: options.apiKey, maxWaitMs, onWait: (ms, limit) => progress.waiting?.(ms, waitingFor(limit)) });

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OperationContract } from './contract.ts';
 import { Failure } from './failure.ts';
+import { jsonLine } from './problems.ts';
 
 export class BodyTooLarge extends Error {}
 
@@ -145,7 +146,7 @@ export type Logger = (line: LogLine) => void;
 export const jsonLogger =
   (write: (text: string) => void = (t) => process.stdout.write(t)): Logger =>
   (line) =>
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: line.status >= 500 || line.status === 0 ? 'warn' : 'info', ...line })}\n`);
+    write(jsonLine(line.status >= 500 || line.status === 0 ? 'warn' : 'info', line));
 
 /** Node's refusals before any handler runs ('clientError'), by error code: status, reason, code, message. */
 const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {

@@ -6,14 +6,13 @@
 export function logProblem(message: string, fields: { requestId?: string; error?: unknown } = {}): void {
   const { requestId, error } = fields;
   const detail = error === undefined ? {} : { error: error instanceof Error ? (error.stack ?? String(error)) : String(error) };
-  writeLine({ level: 'error', message, ...(requestId ? { requestId } : {}), ...detail });
+  process.stderr.write(jsonLine('error', { message, ...(requestId ? { requestId } : {}), ...detail }));
 }
 
 /** What happened to the sandbox itself while it serves: a busy port it fell back from (`warn`), a stop (`info`). */
 export function logEvent(level: 'info' | 'warn', message: string): void {
-  writeLine({ level, message });
+  process.stderr.write(jsonLine(level, { message }));
 }
 
-function writeLine(fields: { level: string; message: string }): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`);
-}
+/** One log line: the time, the level, then the fields (the request log's lines too, http.ts). */
+export const jsonLine = (level: string, fields: object): string => `${JSON.stringify({ time: new Date().toISOString(), level, ...fields })}\n`;

@@ -109,15 +109,24 @@ async function otherFormReplays(ctx: KitContext, op: OperationModel, check: Chec
  * is refused, or that changes by itself (another client's traffic, a clock in its body), is left out, with a
  * warning for the latter.
  */
-async function stateReads(ctx: KitContext, check: CheckRecorder): Promise<Map<OperationModel, string>> {
-  const seen = new Map<OperationModel, string>();
+interface StateRead {
+  read: OperationModel;
+  request: HttpRequest;
+  text: string;
+}
+
+async function stateReads(ctx: KitContext, check: CheckRecorder): Promise<StateRead[]> {
+  const seen: StateRead[] = [];
   for (const read of ctx.api.operations.filter((o) => o.method === 'GET' && o.pathParams.length === 0)) {
     const request = materialize(ctx, read, examplePlan(ctx, read, undefined));
-    const [a, b] = [(await exchange(ctx, request)).response, (await exchange(ctx, request)).response];
-    check.sent(a?.status, read.operationId);
-    check.sent(b?.status, read.operationId);
-    if (!a || !b || a.status !== 200 || b.status !== 200) continue;
-    if (a.text === b.text) seen.set(read, a.text);
+    const answer = async () => {
+      const { response } = await exchange(ctx, request);
+      check.sent(response?.status, read.operationId);
+      return response?.status === 200 ? response.text : undefined;
+    };
+    const [a, b] = [await answer(), await answer()];
+    if (a === undefined || b === undefined) continue;
+    if (a === b) seen.push({ read, request, text: a });
     else check.warn({ rule: 'replay', message: `${read.method} ${read.path} changed with nothing sent between two reads; whether a replay repeats the action was not read from it` });
   }
   return seen;
@@ -128,9 +137,9 @@ async function stateReads(ctx: KitContext, check: CheckRecorder): Promise<Map<Op
  * the kit's own organization (--admin-token) nothing else moves it: a change is a failure. With the user's key,
  * another client of that organization may have moved it meanwhile: a warning that says so.
  */
-async function unchangedByReplays(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, before: Map<OperationModel, string>): Promise<void> {
-  for (const [read, text] of before) {
-    const after = (await exchange(ctx, materialize(ctx, read, examplePlan(ctx, read, undefined)))).response;
+async function unchangedByReplays(ctx: KitContext, op: OperationModel, check: CheckRecorder, request: HttpRequest, before: readonly StateRead[]): Promise<void> {
+  for (const { read, request: reading, text } of before) {
+    const after = (await exchange(ctx, reading)).response;
     check.sent(after?.status, read.operationId);
     if (!after || after.status !== 200 || after.text === text) continue;
     const own = ctx.organizationId !== undefined;
