@@ -211,6 +211,47 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
   return table([...header, ...pgServers.map((s) => `${s} req/s (× ceiling)`)], body);
 }
 
+/** node:sqlite alone with one request's statements, same run (sqlite-ceiling.ts): the bench's operation → its figures. */
+export type SqliteCeiling = Partial<Record<OpId, { statements: number; cpuUs: number; rps: number; batch: number }>>;
+
+/** The embedded throughput targets by operation (× the operation's reference server). */
+const EMBEDDED_TARGETS: Partial<Record<OpId, number>> = { balance: TARGETS.embedded.get, 'transfer-uuid': TARGETS.embedded.uuidPost, 'transfer-replay': TARGETS.embedded.replay };
+
+/**
+ * Where a sandbox-sqlite request's CPU goes, against its limits: SQLite alone with its statements
+ * (sqlite-ceiling.ts), node:http alone (the bare server's GET: a request parsed, an answer written), and the
+ * rest, the sandbox's own JavaScript. And what a target leaves that rest: the sandbox runs on one thread, so a
+ * target's req/s costs at most 1e6 / (that req/s) µs of CPU per request. A POST's HTTP costs a little more
+ * than the bare GET's (a body to read), so its rest is a little overstated.
+ */
+export function sqliteCeilingTable(rows: Rows, ceiling: SqliteCeiling): string {
+  const httpUs = cpuPerRequest(rows, 'balance', 'bare');
+  const us = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+  const body = (Object.keys(ceiling) as OpId[]).map((op) => {
+    const c = ceiling[op]!;
+    const sandboxRps = medianRps(rows, op, 'sandbox-sqlite');
+    const sandboxUs = cpuPerRequest(rows, op, 'sandbox-sqlite');
+    const target = EMBEDDED_TARGETS[op];
+    const targetRps = target === undefined ? Number.NaN : target * medianRps(rows, isBalance(op) ? 'balance' : op, referenceOf(op));
+    const budgetUs = 1e6 / targetRps;
+    return [
+      opLabel[op],
+      String(c.statements),
+      `${us(c.cpuUs)} (${fmtRps(c.rps)})`,
+      `${fmtRps(sandboxRps)} (${fmtX(sandboxRps / c.rps)})`,
+      us(sandboxUs),
+      us(httpUs),
+      us(sandboxUs - c.cpuUs - httpUs),
+      target === undefined ? '-' : `${target}× ${referenceOf(op)} = ${fmtRps(targetRps)} → ${us(budgetUs)}`,
+      target === undefined ? '-' : us(budgetUs - c.cpuUs - httpUs),
+    ];
+  });
+  return table(
+    ['operation', 'statements', 'SQLite alone µs/req (req/s)', 'sandbox-sqlite req/s (× SQLite alone)', 'sandbox µs/req', 'node:http alone µs/req', 'the rest: sandbox JS µs/req', 'target req/s → µs/req at one core', 'what it leaves the rest'],
+    body,
+  );
+}
+
 /** Same-round ratios of `server` over `reference` (each round's pair, median and range): req/s, and CPU µs per request. */
 function sameRoundRatios(rows: Rows, op: OpId, server: ServerId, reference: ServerId): { rps: number[]; cpu: number[] } {
   const results = rows.get(rowKey(op, server)) ?? [];

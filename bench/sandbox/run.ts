@@ -2,7 +2,8 @@
 // on, and two sandbox processes on one PostgreSQL database) next to Prism's stateless mock and a bare
 // node:http server, under the same load from another process; the balance read of organizations holding
 // 20, 100,000 and 1,000,000 transfers (seeded in SQL, seed.ts); and the sandbox process's memory at idle and
-// after 1,000,000 transfers made through the API (PostgreSQL: 100,000 at most). Verdicts: issue 12's targets. Run it through the task:
+// after 1,000,000 transfers made through the API (PostgreSQL: 100,000 at most); after the rounds, in the same run, PostgreSQL's
+// ceiling (pg-ceiling.ts) and node:sqlite's (sqlite-ceiling.ts), the stores alone with the sandbox's statements. Verdicts: issue 25's targets. Run it through the task:
 //
 //   node tools/launch.mjs bench-sandbox [-- --quick | --rounds 5 --duration-ms 2500 ...]
 //
@@ -48,6 +49,7 @@ import { median } from '../lib/stats.ts';
 import { forkService, type Service } from '../lib/service.ts';
 import { BALANCE_PATH, isBalance, opLabel, OPS, POOL_SWEEP, SEEDED_BALANCE, SERVERS, TRANSFERS_PATH, type LoadResult, type LoadSpec, type OpId, type ServerId } from './ops.ts';
 import { pgCeiling, type CeilingRow } from './pg-ceiling.ts';
+import { sqliteCeiling } from './sqlite-ceiling.ts';
 import { seedTransfers } from './seed.ts';
 import { summarizeProfile } from './profile.ts';
 import { createTenant, KEY_BUDGET, KeyPool, type SandboxRef, type Tenant } from './provision.ts';
@@ -55,6 +57,7 @@ import {
   balanceScaleVerdict,
   candidateTable,
   ceilingTable,
+  sqliteCeilingTable,
   overPostgresTable,
   embeddedVerdict,
   legend,
@@ -66,6 +69,7 @@ import {
   rssVerdict,
   throughputTable,
   type Ceiling,
+  type SqliteCeiling,
   type MemoryRow,
   type Rows,
   type Verdict,
@@ -639,6 +643,14 @@ try {
     ceiling = Object.fromEntries(measured.map((r) => [ops[r.name], { tps: r.tps, roundTrips: r.roundTrips, statements: r.statements, writes: r.writes, floor: r.floor }]));
   }
 
+  // node:sqlite's own ceiling, in this run: alone with the statements the embedded sandbox runs.
+  let sqliteLimits: SqliteCeiling | undefined;
+  if (rows.has(rowKey('balance', 'sandbox-sqlite')) && performance.now() < deadline) {
+    progress("node:sqlite alone with the embedded sandbox's statements (sqlite-ceiling.ts)");
+    const measured = await sqliteCeiling({ seconds: quick ? 1 : 3, batch: concurrency, dir: tempDir });
+    sqliteLimits = Object.fromEntries(measured.map((r) => [r.op, { statements: r.statements.length, cpuUs: r.cpuUsPerRequest, rps: r.rps, batch: r.batch }]));
+  }
+
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);
   if (args['pool-sweep'] && pgTarget) {
     out(`\nPool sweep, same rounds: each pool size's req/s over sandbox-postgres's (pool ${pgPool ?? 16}) in the same round, median (range) over ${rounds} rounds; CPU µs/req as above\n\n${overPostgresTable(rows, ['postgres-pool-8', 'sandbox-postgres', 'postgres-pool-32'])}\n`);
@@ -648,6 +660,9 @@ try {
   }
   if (ceiling) {
     out(`\nPostgreSQL's ceiling, same run: pgbench with the statements one request sends (those sent together in one pipeline), ${concurrency} clients, prepared, fsync on; a row's req/s as a share of it; beside it, the floor under a POST: its transaction's statements (those on its own connection: the caller and rate-limit statements before them are shared by a turn's requests under load) sent by node-postgres from one Node.js process with nothing else, no HTTP, no load generator (pg-driver-floor.ts), and the CPU per transaction of that process and of PostgreSQL\n\n${ceilingTable(rows, servers, ceiling)}\n`);
+  }
+  if (sqliteLimits) {
+    out(`\nThe embedded store's limits, same run: node:sqlite alone with the statements one request runs (recorded from the real sandbox; one thread, ${concurrency} requests per COMMIT, the store's file settings; without the journal's trim and the cached caller lookup), node:http alone (the bare server), and the rest, the sandbox's own JavaScript; each target's req/s as CPU µs per request at one core (the sandbox is one thread), and what that leaves the rest (sqlite-ceiling.ts)\n\n${sqliteCeilingTable(rows, sqliteLimits)}\n`);
   }
   out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
   for (const [id, r] of reached) {

@@ -342,6 +342,9 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(asString.body).toEqual(created.body);
         expect((await raw('9999999999999999e-2', unique('exact'))).body.amount).toBe('99999999999999.99');
         expectError(await raw('37.45000000000000001', unique('exact')), 'invalid_request');
+        // JSON's whitespace before a number: the number is still judged as it was sent.
+        const spaced = `{"recipientId": ${JSON.stringify(recipient.id)},\n  "amount" :\r\n\t37.45000000000000001}`;
+        expectError(await api('POST', '/v1/banking/transfers', { key, idem: unique('exact'), raw: spaced, headers: { 'content-type': 'application/json' } }), 'invalid_request');
         expectError(await api('POST', '/v1/checkout/sessions', { key, idem: unique('exact-session'), raw: '{"amount":37.45000000000000001}', headers: { 'content-type': 'application/json' } }), 'invalid_checkout_session_amount');
         expect((await raw('37.450', unique('exact'))).body.amount).toBe('37.45'); // the same decimal, other digits: still a number
       });

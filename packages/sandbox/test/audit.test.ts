@@ -486,6 +486,15 @@ describe('what the audit reads and quotes', () => {
     expect(Object.keys(entry(0, 'issueCard', 'k', {})).sort()).toEqual([...fields].sort());
   });
 
+  it('an identity is one JSON text per value: keys sorted at every depth, arrays kept in order, what JSON.stringify writes', () => {
+    const body = { z: [{ b: 1, a: [2, { d: null, c: 'é"\n' }] }], a: { y: 1.5, x: -0 } };
+    const identity = paymentIdentity('issueCard', body);
+    expect(identity).toBe('{"a":{"x":0,"y":1.5},"z":[{"a":[2,{"c":"é\\"\\n","d":null}],"b":1}]}');
+    expect(JSON.parse(identity)).toEqual(JSON.parse(JSON.stringify(body)));
+    expect(paymentIdentity('issueCard', JSON.parse('{"b":{"d":1,"c":2},"a":3}'))).toBe(paymentIdentity('issueCard', { a: 3, b: { c: 2, d: 1 } }));
+    expect(paymentIdentity('getBankingBalance', undefined)).toBe('null');
+  });
+
   // The provider's document is outside the repository (../shared/seed): checked where it is present.
   const providerDoc = fileURLToPath(new URL('../../../../shared/seed/payments-api.md', import.meta.url));
   it.runIf(existsSync(providerDoc))('every quoted rule is verbatim in the provider’s document', () => {

@@ -30,7 +30,7 @@ const SCHEMA_DIALECT: SchemaDialect = {
  * 1,000, is the safety net (before the checkpointer it stalled the event loop for a few ms each time: bench
  * p99 of new-key transfers 7–9 → 3–5 ms at 10,000).
  */
-const FILE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000';
+export const FILE_SETTINGS = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000';
 
 /** "table.column, …" of each explicit unique index → its name: how SQLite's error names a constraint. */
 function uniqueIndexNames(db: DatabaseSync): Map<string, string> {
