@@ -449,19 +449,38 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('1000000.00');
       });
 
-      it('the retry of an unresolved transfer that the operation refuses closes the attempt with that refusal', async () => {
-        const { org, key } = await admin.org();
+      it('the retry of an unresolved transfer resolves it as scheduled, whatever a new attempt would be refused for (section 3, rule 7)', async () => {
+        const { org, key } = await admin.org({ funding: { BRL: '1000005.00' } });
         const recipient = await pixRecipient(key);
+        // Deactivated after the attempt started: the payout was started, so the retry resolves the attempt.
         await admin.fault({ operationId: 'createTransfer', kind: 'unavailable', count: 1, organizationId: org.id, resolution: 'completed' });
         const idem = unique('order');
         expectError(await transfer(key, recipient.id, '5.00', idem), 'temporarily_unavailable');
         await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/deactivate`);
-        const refused = await transfer(key, recipient.id, '5.00', idem);
-        expectError(refused, 'recipient_not_found');
+        const resolved = await transfer(key, recipient.id, '5.00', idem);
+        expect(resolved.status, resolved.text).toBe(201);
+        expect(resolved.body).toMatchObject({ recipientId: recipient.id, amount: '5.00', status: 'completed', idempotencyKey: idem });
+        expect((await transfer(key, recipient.id, '5.00', idem)).body).toEqual(resolved.body);
+        expectError(await transfer(key, recipient.id, '5.00', unique('order')), 'recipient_not_found'); // a new attempt is refused
         await admin.req('POST', `/organizations/${org.id}/recipients/${recipient.id}/activate`);
-        expect((await transfer(key, recipient.id, '5.00', idem)).body).toEqual(refused.body);
+        // Amounts a new attempt is refused for (section 7's 422s): the attempt's scheduled resolution still decides.
+        for (const [code, resolution] of [['pix_payout_rejected', 'failed'], ['pix_quote_rejected', 'pending']] as const) {
+          await admin.fault({ operationId: 'createTransfer', kind: 'unavailable', count: 1, organizationId: org.id, resolution });
+          const attempt = unique('order');
+          const amount = testValue(code).value;
+          expectError(await transfer(key, recipient.id, amount, attempt), 'temporarily_unavailable');
+          const retry = await transfer(key, recipient.id, amount, attempt);
+          expect(retry.status, retry.text).toBe(201);
+          expect(retry.body).toMatchObject({ amount, status: resolution, idempotencyKey: attempt });
+        }
+        // A recipient the organization never had: there is no transfer to resolve the attempt into.
+        await admin.fault({ operationId: 'createTransfer', kind: 'unavailable', count: 1, organizationId: org.id, resolution: 'completed' });
+        const missing = unique('order');
+        expectError(await transfer(key, 'rcp_missing', '5.00', missing), 'temporarily_unavailable');
+        expectError(await transfer(key, 'rcp_missing', '5.00', missing), 'recipient_not_found');
         const balances = (await api('GET', '/v1/banking/balance', { key })).body.balances;
-        expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('10000.00');
+        expect(balances.find((b: any) => b.currency === 'BRL').available).toBe('0.01'); // 1,000,005.00 − 5.00 − 999,999.99 pending; the failed one moved nothing
+        expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(3);
       });
 
       it('cards and recipients: the refusal is replayed, whatever changed since (a new payment needs a new key)', async () => {

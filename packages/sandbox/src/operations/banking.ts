@@ -86,10 +86,13 @@ export const transferFingerprint = (body: Record<string, unknown>) => JSON.strin
 /** The transfer's recipient: createTransfer's read ahead (OperationHandler.readAhead). */
 const readRecipient = ({ tx, org, body }: OperationContext): Promise<RecipientRecord | undefined> => tx.getRecipient(org.id, String(body.recipientId));
 
-/** Checks that decide whether a transfer can be made at all; shared by a first attempt and a resolved retry. */
-export async function admitTransfer(ctx: OperationContext): Promise<RecipientRecord> {
+/** The transfer's recipient, from the read ahead when there is one. */
+const recipientOf = (ctx: OperationContext) => (ctx.readAhead as ReturnType<typeof readRecipient> | undefined) ?? readRecipient(ctx);
+
+/** Checks that decide whether a new transfer attempt can be made at all. */
+async function admitTransfer(ctx: OperationContext): Promise<RecipientRecord> {
   const { org, body } = ctx;
-  const recipient = await ((ctx.readAhead as ReturnType<typeof readRecipient> | undefined) ?? readRecipient(ctx));
+  const recipient = await recipientOf(ctx);
   if (recipient?.rail === 'wallet') {
     if (!org.walletTransfers) throw new Failure('wallet_transfers_not_enabled');
     if (!recipient.active) throw new Failure('wallet_recipient_required');
@@ -131,13 +134,17 @@ export const createTransfer: OperationHandler = {
     return { status: 201, body: transferView(transfer) };
   },
   // The retry of an attempt left open by a temporary 503, per the provider's outcome table (section 3):
-  // still under review (409), still unavailable (503), or resolved into a transfer of the given status.
+  // still under review (409), still unavailable (503), or resolved into a transfer of the given status. The
+  // attempt was started (rule 7: "the retry resolves the original attempt"), so a new attempt's checks are
+  // not run again: a recipient deactivated since, or a test value a new attempt is refused for, does not
+  // change the resolution. Only a recipient the organization never had leaves no transfer to resolve into.
   openAttempts: {
     pendingReviewCode: 'banking_transfer_attempt_pending_review',
     async resume(ctx, resolution) {
       if (resolution === 'pending_review') throw new Failure('banking_transfer_attempt_pending_review');
       if (!resolution || !FINAL_RESOLUTIONS.includes(resolution)) throw new Failure('temporarily_unavailable');
-      const recipient = await admitTransfer(ctx);
+      const recipient = await recipientOf(ctx);
+      if (!recipient) throw new Failure('recipient_not_found');
       const transfer = await insertTransfer(ctx, recipient, resolution as TransferStatus);
       return { status: 201, body: transferView(transfer) };
     },

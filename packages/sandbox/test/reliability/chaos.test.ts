@@ -21,7 +21,7 @@ function expectSound(report: ChaosReport, payments: number): void {
   expect(report.lost).toBe(0);
   expect(report.outcomes.undecided).toBe(0);
   expect(report.outcomes.resolved + report.outcomes.closed + report.outcomes.rejected).toBe(payments);
-  expect(report.outcomes.rejected).toBe(Math.floor(payments / 97));
+  expect(report.outcomes.rejected + report.outcomes.scheduledOverReject).toBe(Math.floor(payments / 97));
   // The faults were real and many: at least 20% of the attempts.
   expect(report.faults.share).toBeGreaterThanOrEqual(0.2);
 }
@@ -41,6 +41,7 @@ describe('in-process sandbox (node:sqlite)', () => {
     for (const { fault } of FAULT_MIX) expect(report.faults.byKind[faultLabel(fault)], faultLabel(fault)).toBeGreaterThan(0);
     expect(report.newKeys).toBeGreaterThan(0);
     expect(report.outcomes.resolvedAfterClosed).toBeGreaterThan(0);
+    expect(report.outcomes.rejected).toBeGreaterThan(0); // of 10 invoices of the rejected amount, most meet no fault
     expect(report.reviews.resolvedByAdmin).toBeGreaterThan(0);
     expect(report.retries.afterUnresolved).toBeGreaterThan(0);
     expect(report.retries.afterReview).toBeGreaterThan(0);
