@@ -183,7 +183,11 @@ function armWatchdog(): void {
 }
 let interrupted = false;
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(sig, () => {
+  // A second signal (a second Ctrl-C, or one sent to the whole process group and forwarded by the task) must
+  // not end the run by Node's default, which skips the exit hooks and leaves Prism, in its own process group,
+  // running: it exits at once, and the exit hooks SIGKILL every child by PID.
+  process.on(sig, () => {
+    if (interrupted) process.exit(128 + (osConstants.signals[sig] ?? 15));
     interrupted = true;
     progress(`${sig}: stopping every process this run started`);
     void cleanup().finally(() => process.exit(128 + (osConstants.signals[sig] ?? 15)));
