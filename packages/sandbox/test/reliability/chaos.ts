@@ -698,7 +698,11 @@ export async function runChaos(target: ChaosTarget, options: ChaosOptions): Prom
         break;
       case 'rejected':
         if (!p.expectReject || final.code !== 'pix_payout_rejected') violation(`${p.invoice}: rejected (${final.code}) unexpectedly`);
-        if (p.keys.some((key) => records.get(key)!.transfer)) violation(`${p.invoice}: rejected, yet a transfer exists`);
+        // Nothing paid. An earlier attempt's transfer is one a fault left open and its retry closed as scheduled.
+        for (const key of p.keys) {
+          const status = records.get(key)!.transfer?.status;
+          if (status && !(CLOSED.has(status) && attemptLeftOpen(p))) violation(`${p.invoice}: rejected, yet attempt ${key} has a ${status} transfer`);
+        }
         break;
       case 'undecided':
         violation(`${p.invoice}: no definite outcome: ${final.why}; its calls: ${p.steps.map((st) => `${st.kind}×${st.sends}`).join(', ')}; its answers: ${p.answers.join(', ')}`);
