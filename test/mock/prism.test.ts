@@ -21,6 +21,7 @@ import {
 } from '@payments/spec';
 import { apiKeyHeader, startPrism, type PrismServer } from '../../tools/lib/prism.ts';
 import { prismValidationExample } from '../../tools/lib/prism-document.ts';
+import { sendRepeatedHeader } from './repeated-header.ts';
 
 const doc = loadSpec();
 const validator = createValidator(doc);
@@ -343,6 +344,25 @@ describe("Prism's request validation", () => {
   });
 
   // Prism left a JSON parse error unhandled and never answered (the hook keeps the body as its text).
+  it('answers a request with two Idempotency-Key headers 400 with the error body, as the parameters say the API does (Node would join them into one key)', async () => {
+    const keyed = operations(doc).filter((op) => parameters(op).some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key'));
+    expect(keyed.length).toBeGreaterThan(0);
+    for (const op of keyed) {
+      const request = validRequest(op);
+      const name = idempotencyHeader(op);
+      const key = request.headers[name]!;
+      const answer = await sendRepeatedHeader(`${prism.url}${request.path}`, { ...request, body: request.body === undefined ? undefined : JSON.stringify(request.body) }, name, [key, `${key}-2`]);
+      expect(answer.status, `${op.operationId}: ${answer.text}`).toBe(400);
+      const body = JSON.parse(answer.text) as JsonObject;
+      const schema = asObject(jsonMedia(asObject(asObject(op.operation.responses)['400']))?.schema);
+      const validate = validator.compile(schema);
+      expect(validate(body), `${op.operationId}: ${ajvErrors(validate.errors)}`).toBe(true);
+      expect(errorCatalog(doc).filter((e) => e.operationId === op.operationId && e.status === 400).map((e) => e.code)).toContain(body.code);
+      // Once, the same request is what the mock answers as usual.
+      expect((await send(request)).status, op.operationId).toBe(successStatus(op));
+    }
+  });
+
   it('answers a malformed JSON body as a request that does not match the contract', async () => {
     const { path, headers } = validRequest(transfer);
     const res = await fetch(`${prism.url}${path}`, { method: 'POST', headers, body: '{"recipientId":', signal: AbortSignal.timeout(10_000) });

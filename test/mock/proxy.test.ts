@@ -13,6 +13,7 @@ import { freePort } from '../../tools/lib/prism.ts';
 import { startSandbox, type RunningSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { adminOf } from '../../packages/sandbox/test/support.ts';
 import { run, start, type Running } from '../registry/support.ts';
+import { sendRepeatedHeader } from './repeated-header.ts';
 
 const BIN = join(root, 'packages', 'mock', 'bin', 'payments-mock.js');
 const options = (timeoutMs: number) => ({ cwd: root, env: { ...process.env, NO_COLOR: '1' }, timeoutMs });
@@ -65,6 +66,17 @@ describe('in front of the sandbox', () => {
     // It reached the sandbox: the balance there went down.
     const balance = await fetch(`${sandbox.url}/v1/banking/balance`, { headers: { 'x-api-key': key } });
     expect(JSON.stringify(await balance.json())).toContain('"4999.93"');
+  });
+
+  it('answers two Idempotency-Key headers 400 itself: Node would join them into one key ("a, b") and the sandbox would pay under it', async () => {
+    const { org, key } = await adminOf(sandbox).org();
+    const recipient = await fetch(`${sandbox.url}/v1/banking/recipients`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'proxy-rcp-two' }, body: '{"rail":"usd_ach","nickname":"Two keys"}' });
+    const { id } = (await recipient.json()) as { id: string };
+    const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+    const answer = await sendRepeatedHeader(`${mock.url}/v1/banking/transfers`, { method: 'POST', headers, body: `{"recipientId":"${id}","amount":"1.00"}` }, 'idempotency-key', ['proxy-two-a', 'proxy-two-b']);
+    expect(answer.status, answer.text).toBe(400);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'invalid_request' });
+    expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(0); // nothing reached the sandbox
   });
 
   it('passes a body on as it came: a number is never re-serialized (QA: 99999999999999.99 was created as …98, and 37.45000000000000001, refused by the sandbox, was forwarded as 37.45)', async () => {

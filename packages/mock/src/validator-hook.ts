@@ -15,7 +15,10 @@
 // changed numbers (99999999999999.99 reached the server as 99999999999999.98, an answer's 1.10 came back as 1.1);
 // now each parsed body's text is kept (RAW_JSON) and is what is sent, and a body that is not JSON is kept as its
 // text, so the mock answers it, the proxy forwards it, and an answer that is not JSON is passed on and flagged
-// instead of becoming Prism's 500. Third, an undocumented status is an error (test/mock/proxy.test.ts).
+// instead of becoming Prism's 500. Third, an undocumented status is an error (test/mock/proxy.test.ts). Fourth,
+// a request with two Idempotency-Key headers gets the 400 the spec says the API answers it (ONE_KEY).
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { registerHooks } from 'node:module';
 import { useExactMultipleOf } from '@payments/spec/decimal';
 
@@ -48,6 +51,21 @@ const texts = new WeakMap<object, string>();
 /** Code in a patch that reaches RAW_JSON's functions. */
 const raw = `globalThis[Symbol.for(${JSON.stringify(RAW_JSON.description)})]`;
 
+/**
+ * A request with two Idempotency-Key headers is answered `400 invalid_request`, as the spec's Idempotency-Key
+ * parameters say the API answers it. Node joins repeated headers into one value ("a, b") before Prism sees them:
+ * the mock answered 201, and the proxy sent the joined value on as one key, which the client's plain retry would
+ * not match (QA). The proxy cannot send the two headers on as they came, so neither mode lets it through.
+ */
+const ONE_KEY = Symbol.for('@payments/mock: one Idempotency-Key');
+(globalThis as Record<symbol, unknown>)[ONE_KEY] = (request: IncomingMessage, reply: ServerResponse): boolean => {
+  if ((request.headersDistinct['idempotency-key']?.length ?? 0) < 2) return false;
+  request.resume(); // the body is not read: drained, so the connection stays usable
+  const body = JSON.stringify({ error: 'Idempotency-Key header must be sent once.', code: 'invalid_request', requestId: randomUUID() });
+  reply.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  return true;
+};
+
 /** A change to one of Prism's modules as it loads: `replace` where `anchor` is; a module without it fails the start. */
 interface Patch {
   target: string;
@@ -60,6 +78,13 @@ interface Patch {
 }
 
 const PATCHES: Patch[] = [
+  {
+    // Before Prism reads anything of the request.
+    target: '/@stoplight/prism-http-server/dist/server.js',
+    anchor: 'const { url, method, headers } = request;',
+    replace: `if (globalThis[Symbol.for(${JSON.stringify(ONE_KEY.description)})](request, reply)) return;\n        const { url, method, headers } = request;`,
+    without: 'two Idempotency-Key headers become one key ("a, b")',
+  },
   {
     // Runs in utils.js, before its instances are made: each Ajv it creates gets the exact multipleOf.
     target: '/@stoplight/prism-http/dist/validator/validators/utils.js',
@@ -116,15 +141,18 @@ const applied = new Set<Patch>();
 registerHooks({
   load(url, context, nextLoad) {
     const result = nextLoad(url, context);
-    const patch = PATCHES.find((p) => url.endsWith(p.target));
-    if (!patch) return result;
-    const source = String(result.source);
-    const missing = [patch.anchor, ...(patch.requires ? [patch.requires] : [])].find((text) => !source.includes(text));
-    if (missing) {
-      throw new Error(`prism-validator-hook: ${patch.target} no longer contains "${missing}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
+    const patches = PATCHES.filter((p) => url.endsWith(p.target));
+    if (patches.length === 0) return result;
+    let source = String(result.source);
+    for (const patch of patches) {
+      const missing = [patch.anchor, ...(patch.requires ? [patch.requires] : [])].find((text) => !source.includes(text));
+      if (missing) {
+        throw new Error(`prism-validator-hook: ${patch.target} no longer contains "${missing}"; Prism changed, revisit packages/mock/src/validator-hook.ts`);
+      }
+      applied.add(patch);
+      source = source.replace(patch.anchor, patch.replace);
     }
-    applied.add(patch);
-    return { ...result, source: source.replace(patch.anchor, patch.replace) };
+    return { ...result, source };
   },
 });
 
