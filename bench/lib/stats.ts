@@ -15,6 +15,14 @@ export function max(values: readonly number[]): number {
   return values.length ? Math.max(...values) : Number.NaN;
 }
 
+/** The first item whose key most items share, and how many share it (items: at least one). */
+export function mostShared<T>(items: readonly T[], key: (item: T) => string): { item: T; count: number } {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  const [most, count] = [...counts].reduce((best, entry) => (entry[1] > best[1] ? entry : best));
+  return { item: items.find((item) => key(item) === most)!, count };
+}
+
 /** Relative spread of the values around their median: (max - min) / median. */
 export function spread(values: readonly number[]): number {
   return (max(values) - min(values)) / median(values);

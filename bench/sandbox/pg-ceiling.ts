@@ -25,7 +25,7 @@ import { BALANCE_SLOTS, createPostgresStore } from '../../packages/sandbox/src/s
 import { demoOrganization } from '../../tools/lib/demo-organization.ts';
 import { recordRoundTrips, type Sent } from '../../tools/lib/pg-round-trips.ts';
 import { startThrowawayPostgres } from '../../tools/lib/postgres.ts';
-import { median } from '../lib/stats.ts';
+import { median, mostShared } from '../lib/stats.ts';
 import { machineCpuMs } from '../lib/proc.ts';
 import { driverFloor, type DriverFloor } from './pg-driver-floor.ts';
 
@@ -57,12 +57,8 @@ const progress = (message: string) => process.stderr.write(`[pg-ceiling] ${messa
  * how pgbench groups the statements.
  */
 export function typical(runs: Sent[][]): { recordings: Sent[][]; shared: number } {
-  const grouping = (sent: Sent[]) => sent.map((s) => s.roundTrip).join(',');
-  const counts = new Map<string, number>();
-  for (const sent of runs) counts.set(grouping(sent), (counts.get(grouping(sent)) ?? 0) + 1);
-  const [most, shared] = [...counts].reduce((best, entry) => (entry[1] > best[1] ? entry : best));
-  const first = runs.findIndex((sent) => grouping(sent) === most);
-  return { recordings: [runs[first]!, ...runs.filter((_, i) => i !== first)], shared };
+  const { item: first, count: shared } = mostShared(runs, (sent) => sent.map((s) => s.roundTrip).join(','));
+  return { recordings: [first, ...runs.filter((sent) => sent !== first)], shared };
 }
 
 function pgbenchScript(recordings: Sent[][], perTransaction: string[]): string {

@@ -212,7 +212,7 @@ export function ceilingTable(rows: Rows, servers: readonly ServerId[], ceiling: 
 }
 
 /** node:sqlite alone with one request's statements, same run (sqlite-ceiling.ts): the bench's operation → its figures. */
-export type SqliteCeiling = Partial<Record<OpId, { statements: number; cpuUs: number; rps: number; batch: number }>>;
+export type SqliteCeiling = Partial<Record<OpId, { statements: number; cpuUs: number; rps: number }>>;
 
 /** The embedded throughput targets by operation (× the operation's reference server). */
 const EMBEDDED_TARGETS: Partial<Record<OpId, number>> = { balance: TARGETS.embedded.get, 'transfer-uuid': TARGETS.embedded.uuidPost, 'transfer-replay': TARGETS.embedded.replay };

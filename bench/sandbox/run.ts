@@ -652,7 +652,7 @@ try {
   if (rows.has(rowKey('balance', 'sandbox-sqlite')) && performance.now() < deadline) {
     progress("node:sqlite alone with the embedded sandbox's statements (sqlite-ceiling.ts)");
     const measured = await sqliteCeiling({ seconds: quick ? 1 : 3, batch: concurrency, dir: tempDir });
-    sqliteLimits = Object.fromEntries(measured.map((r) => [r.op, { statements: r.statements.length, cpuUs: r.cpuUsPerRequest, rps: r.rps, batch: r.batch }]));
+    sqliteLimits = Object.fromEntries(measured.map((r) => [r.op, { statements: r.statements.length, cpuUs: r.cpuUsPerRequest, rps: r.rps }]));
   }
 
   out(`\nThroughput and latency (req/s: answers in the window / window; latency: request sent → answer read)\n\n${throughputTable(rows, servers)}\n\n${legend(servers)}\n`);

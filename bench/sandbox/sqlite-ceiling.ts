@@ -22,6 +22,7 @@ import { startSandbox } from '../../packages/sandbox/src/sandbox.ts';
 import { createSqliteStore, FILE_SETTINGS } from '../../packages/sandbox/src/store/sqlite.ts';
 import { BALANCE_PATH, TRANSFERS_PATH, type OpId } from './ops.ts';
 import { createTenant } from './provision.ts';
+import { mostShared } from '../lib/stats.ts';
 
 /** The operations measured: those of the embedded targets (the balance reads at 100k and 1M run the same statements). */
 export const CEILING_OPS = ['balance', 'transfer-new', 'transfer-uuid', 'transfer-replay'] as const satisfies readonly OpId[];
@@ -48,13 +49,12 @@ interface Call {
 
 export interface SqliteCeilingRow {
   op: CeilingOp;
-  /** The statements of one request, in order (the batch's BEGIN IMMEDIATE and COMMIT not among them). */
+  /** The statements of one request, in order (the batch's own, BATCH_STATEMENTS, not among them). */
   statements: string[];
   /** CPU time of this process (node:sqlite and SQLite) per request, µs. */
   cpuUsPerRequest: number;
   /** Requests per second, one thread. */
   rps: number;
-  batch: number;
 }
 
 export interface SqliteCeilingOptions {
@@ -88,16 +88,7 @@ async function recordCalls<T>(work: () => Promise<T>): Promise<{ calls: Call[]; 
   }
 }
 
-/** The recording whose statements most runs share (a run that met a trim, say, differs). */
-function typical(runs: Call[][]): Call[] {
-  const shape = (calls: Call[]) => calls.map((c) => c.sql).join('\n');
-  const counts = new Map<string, number>();
-  for (const run of runs) counts.set(shape(run), (counts.get(shape(run)) ?? 0) + 1);
-  const most = [...counts].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
-  return runs.find((run) => shape(run) === most)!;
-}
-
-/** A request's statements, as the real sandbox ran them for each operation (RECORDINGS runs each, the typical one kept). */
+/** A request's statements, as the real sandbox ran them for each operation (RECORDINGS runs each, the most shared one kept). */
 async function recordRequests(file: string): Promise<{ op: CeilingOp; calls: Call[]; ids: string[] }[]> {
   const store = createSqliteStore({ file });
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
@@ -126,8 +117,8 @@ async function recordRequests(file: string): Promise<{ op: CeilingOp; calls: Cal
         const { calls, result: ids } = await recordCalls(() => send(run));
         runs.push({ calls: calls.filter((c) => !BATCH_STATEMENTS.has(c.sql)), ids });
       }
-      const calls = typical(runs.map((r) => r.calls));
-      const { ids } = runs.find((r) => r.calls === calls)!;
+      // The run whose statements most runs share (a run that met a trim, say, differs).
+      const { calls, ids } = mostShared(runs, (r) => r.calls.map((c) => c.sql).join('\n')).item;
       // A new-key POST's key and transfer id are made new for each run; a replay's and a GET's stay.
       recorded.push({ op, calls, ids: op === 'transfer-new' || op === 'transfer-uuid' ? ids : [] });
     }
@@ -175,7 +166,7 @@ function replay(file: string, op: CeilingOp, calls: Call[], ids: string[], optio
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    return { op, statements: calls.map((c) => c.sql), cpuUsPerRequest: (cpu.user + cpu.system) / requests, rps: requests / seconds, batch: options.batch };
+    return { op, statements: calls.map((c) => c.sql), cpuUsPerRequest: (cpu.user + cpu.system) / requests, rps: requests / seconds };
   } finally {
     db.close();
   }
