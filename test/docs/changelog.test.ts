@@ -66,6 +66,27 @@ describe('the API changelog', () => {
     expect(text).not.toContain('More detail.');
   });
 
+  it("keeps to the packages that carry the contract: the toolchain's own notes (sandbox, kit, mock) are not the API's changelog", () => {
+    const text = changelogMarkdown({
+      doc,
+      unreleased: [],
+      pending: [
+        { file: 'a.md', releases: new Map([['@payments/sandbox', 'patch']]), summary: 'The sandbox journals faster.', reviewed: [] },
+        { file: 'b.md', releases: new Map([['@payments/contract-kit', 'minor'], ['@payments/client', 'patch']]), summary: 'The client retries a 503 later.', reviewed: [] },
+      ],
+      history: [],
+      packages: [
+        { name: '@payments/mock', version: '1.0.0', notes: new Map([['Minor Changes', ['The mock answers faster.']]]) },
+        { name: '@payments/spec', version: '1.0.0', notes: new Map([['Minor Changes', ['Transfers carry a `memo`.']]]) },
+      ],
+    });
+    expect(text).toContain('- `@payments/client` patch: The client retries a 503 later.');
+    expect(text).not.toContain('contract-kit');
+    expect(text).not.toContain('The sandbox journals faster.');
+    expect(text).not.toContain('The mock answers faster.');
+    expect(text).toContain('- Transfers carry a `memo`.');
+  });
+
   it('finds the field through the operation in the document of the pointer: "`amount` no longer has an exclusive minimum of 0"', () => {
     // The real spec with the transfer amount's lower bound removed (it lives in the shared Amount schema).
     const released = structuredClone(doc) as unknown as JsonObject;

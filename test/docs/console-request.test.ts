@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { deref, isObject, loadSpec, operations, type Json, type JsonObject } from '@payments/spec';
 import { consoleData, type ConsoleOperation, type ConsoleParameter } from '../../tools/lib/docs-console.ts';
 import { SCENARIOS } from '../../tools/lib/docs.ts';
-import { firstBreach, patternOf, ruleText } from '../../tools/lib/docs-browser/console-request.ts';
+import { firstBreach, otherRequestOf, patternOf, replayOf, requestIdentity, ruleText, type Sent } from '../../tools/lib/docs-browser/console-request.ts';
 
 const doc = loadSpec();
 const data = consoleData(doc, SCENARIOS);
@@ -90,4 +90,50 @@ describe('firstBreach: the first typed value its spec rule refuses, before anyth
 
 function asArray(value: Json | undefined): Json[] {
   return Array.isArray(value) ? value : [];
+}
+
+describe('replayOf / otherRequestOf: one key, the same request or another (section 7, rules 3 and 4)', () => {
+  const send = (n: number, operationId: string, body: string, id = 'res_1'): Sent => ({ n, status: 201, key: 'docs-k', id, identity: requestIdentity(operationId, body) });
+
+  it('calls a transfer or a checkout session written another way the same request: 37.45 and "37.45", 150 and "150.00", fields reordered', () => {
+    const pairs = [
+      ['createCheckoutSession', '{"amount":"37.45","paymentMethod":"pix"}', '{ "paymentMethod": "pix", "amount": 37.45 }'],
+      ['createTransfer', '{"recipientId":"rcp_1","amount":"150.00"}', '{"amount":150,"recipientId":"rcp_1"}'],
+    ] as const;
+    for (const [operationId, first, again] of pairs) {
+      const sent = [send(1, operationId, first), send(2, operationId, again)];
+      expect(replayOf(sent, sent[1]!), `${operationId}: ${again}`).toBe(sent[0]);
+      expect(otherRequestOf(sent, sent[1]!)).toBeUndefined();
+    }
+  });
+
+  it('calls another amount, or an edited field of any other operation, another request', () => {
+    const transfers = [send(1, 'createTransfer', '{"recipientId":"rcp_1","amount":"150.00"}'), send(2, 'createTransfer', '{"recipientId":"rcp_1","amount":"150.01"}')];
+    expect(otherRequestOf(transfers, transfers[1]!)).toBe(transfers[0]);
+    // A recipient's nickname is its request too (no identity named by the document: the whole body counts).
+    const recipients = [send(1, 'createRecipient', '{"rail":"brl_pix","nickname":"A","pixKey":"a@example.com"}'), send(2, 'createRecipient', '{"rail":"brl_pix","nickname":"A (edited)","pixKey":"a@example.com"}')];
+    expect(otherRequestOf(recipients, recipients[1]!)).toBe(recipients[0]);
+    const reordered = [recipients[0]!, send(2, 'createRecipient', '{"pixKey":"a@example.com","nickname":"A","rail":"brl_pix"}')];
+    expect(replayOf(reordered, reordered[1]!)).toBe(reordered[0]);
+  });
+});
+
+describe('which 409 means a taken value (the console then points at the recipient holding it)', () => {
+  it('the codes the unique fields\' descriptions name, read from the spec; not every 409 of the operation (QA: recipient_partner_sync_failed read as a duplicate)', () => {
+    const recipients = operation('createRecipient');
+    expect(recipients.uniqueFields.toSorted()).toEqual(['nickname', 'pixKey']);
+    expect(recipients.takenCodes.length).toBeGreaterThan(0);
+    const conflicts = Object.keys(recipientConflictExamples());
+    for (const code of recipients.takenCodes) expect(conflicts, `${code} is one of the operation's documented 409s`).toContain(code);
+    expect(conflicts).toContain('recipient_partner_sync_failed');
+    expect(recipients.takenCodes).not.toContain('recipient_partner_sync_failed');
+  });
+});
+
+/** The 409 examples of createRecipient, by error code. */
+function recipientConflictExamples(): Record<string, unknown> {
+  const op = operations(doc).find((o) => o.operationId === 'createRecipient')!.operation;
+  const conflict = deref(doc, (op.responses as JsonObject)['409'] as Json) as JsonObject;
+  const examples = deref(doc, ((conflict.content as JsonObject)['application/json'] as JsonObject).examples as Json) as JsonObject;
+  return Object.fromEntries(Object.values(examples).map((e) => [String(((deref(doc, e as Json) as JsonObject).value as JsonObject).code), e]));
 }

@@ -170,6 +170,28 @@ describe('the console gives a new request a new key', () => {
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
   });
 
+  // QA (2026-11-29-d): the transfer with its amount as a number, sent under the key of the same transfer with
+  // its amount as a string, was called "another request … press New key", and picking that example made a new
+  // key, so that sending it paid a second time.
+  it('the same transfer written another way (its amount as a number) keeps its key, and sending it is told a replay', { timeout: 120_000 }, async () => {
+    const tab = await freshTab();
+    await openConsole(tab, 'createTransfer');
+    await tab.locator('#try-it .ti-prereq button').click();
+    await expect.poll(() => tab.locator('#try-it .ti-prereq').innerText(), { timeout: WAIT_MS * 2 }).toContain('it is in the body now');
+    const first = await send(tab);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const used = await keyInput(tab).inputValue();
+    await tab.locator('#ti-example').selectOption({ label: 'The same transfer with the amount as a number' });
+    expect(JSON.parse(await tab.locator('#ti-body').inputValue())).toMatchObject({ amount: 150 });
+    expect(await keyInput(tab).inputValue(), 'the same request keeps its key').toBe(used);
+    await tab.locator('#try-it .ti-send').focus();
+    const again = await send(tab);
+    expect(again.body.id, 'replayed, not paid twice').toBe(first.body.id);
+    expect(await tab.locator('#try-it .ti-replay').innerText()).toContain('the sandbox replayed the original result');
+    expect(await tab.locator('#try-it .ti-other-request').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('another example renews the key; an edited body sent under a used key is not called a replay', { timeout: 120_000 }, async () => {
     const tab = await freshTab();
     await openConsole(tab, 'createRecipient');
@@ -191,5 +213,49 @@ describe('the console gives a new request a new key', () => {
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     expect(other.body.id, 'the other example made its own recipient').not.toBe(first.body.id);
     expect(pageErrors).toEqual([]);
+  });
+});
+
+// QA (2026-11-29-d): after the sandbox restarted on a new database, a returning tab kept the demo key it had
+// been given, which the new database does not know: every Send answered 401 with no hint.
+describe('the demo key the console filled in follows the sandbox it is served by', () => {
+  it('a restart on a new database: the reloaded tab takes the new demo key; a 401 with a typed key offers it', { timeout: 120_000 }, async () => {
+    const other = mkdtempSync(join(dataDir, 'other-'));
+    let first: ServedSandbox | undefined = await serveSandbox({ port: 0, file: join(other, 'a.db'), site: { docsDir, specJson: bundledJson, specYaml: bundledYaml } });
+    let second: ServedSandbox | undefined;
+    try {
+      const port = first.sandbox.port;
+      const tab = await freshTab();
+      const openBalance = async (reload = false) => {
+        // The same URL again is a fragment navigation (nothing reloads): the returning tab reloads instead.
+        if (reload) await tab.reload({ waitUntil: 'load', timeout: WAIT_MS * 6 });
+        else await tab.goto(`http://127.0.0.1:${port}/docs/#/banking/getbankingbalance`, { waitUntil: 'load', timeout: WAIT_MS * 6 });
+        // A returning tab may have kept its console open; a fresh one shows the launcher.
+        await expect.poll(async () => (await tab.locator('#try-it').isVisible()) || (await tab.locator('.try-it-launcher').isVisible()), { timeout: WAIT_MS * 2 }).toBe(true);
+        if (!(await tab.locator('#try-it').isVisible())) await tab.locator('.try-it-launcher').click();
+      };
+      await openBalance();
+      await expect.poll(() => tab.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toBe(first.demoKey);
+      await first.close();
+      first = undefined;
+      second = await serveSandbox({ port, file: join(other, 'b.db'), site: { docsDir, specJson: bundledJson, specYaml: bundledYaml } });
+      expect(second.sandbox.port, 'the same origin, so the tab keeps its storage').toBe(port);
+      await openBalance(true);
+      await expect.poll(() => tab.locator('#ti-api-key').inputValue(), { timeout: WAIT_MS }).toBe(second.demoKey);
+      await tab.locator('#try-it .ti-send').focus();
+      expect((await send(tab)).status).toBe(200);
+      // A key the reader typed stays as typed; its 401 offers the sandbox's demo key.
+      await tab.locator('#ti-api-key').fill('svc_live_typedByTheReaderButUnknownHere0');
+      await tab.locator('#try-it .ti-send').focus();
+      expect((await send(tab)).status).toBe(401);
+      await tab.locator('#try-it .ti-response').getByRole('button', { name: "Use this sandbox's demo key" }).click();
+      expect(await tab.locator('#ti-api-key').inputValue()).toBe(second.demoKey);
+      await tab.locator('#try-it .ti-send').focus();
+      expect((await send(tab)).status).toBe(200);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await first?.close();
+      await second?.close();
+    }
   });
 });

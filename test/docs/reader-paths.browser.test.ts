@@ -291,15 +291,27 @@ describe('keyboard and screen readers', () => {
     }
   });
 
-  it('on an operation page the Try-it skip link comes first, then the skip link to the content', async () => {
+  it('on an operation page the Try-it skip link comes first, then the skip link to the content; neither moves the page', async () => {
     const tab = await newTab();
     try {
       await load(tab, `#${TRANSFER}`);
       await tab.locator('.try-it-launcher').waitFor({ state: 'visible' });
+      // The page shows the operation (scrolled down to it). QA: the first Tab scrolled it back to the overview.
+      const operationInView = () => tab.evaluate((route) => {
+        const section = [...document.querySelectorAll<HTMLElement>('main [data-section-id]')].find((el) => el.dataset.sectionId === route);
+        const box = section?.getBoundingClientRect();
+        return scrollY > 0 && box !== undefined && box.bottom > 0 && box.top < innerHeight;
+      }, TRANSFER);
+      await expect.poll(operationInView, { timeout: WAIT_MS }).toBe(true);
       await tab.keyboard.press('Tab');
       expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the Try-it console');
+      expect(await operationInView(), 'the skip link is shown where the reader is').toBe(true);
       await tab.keyboard.press('Tab');
       expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await operationInView()).toBe(true);
+      await tab.keyboard.press('Enter');
+      await expect.poll(() => tab.evaluate((route) => (document.activeElement as HTMLElement | null)?.dataset.sectionId === route, TRANSFER), { timeout: WAIT_MS }).toBe(true);
+      expect(await operationInView(), 'focus lands on the operation, in view').toBe(true);
     } finally {
       await tab.close();
     }

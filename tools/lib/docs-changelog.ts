@@ -147,14 +147,23 @@ function changesMarkdown(changes: Change[], context: WordsContext): string[] {
   });
 }
 
+/**
+ * The packages that carry the contract to the API's users: the spec, its types and the client. Their notes
+ * are the API's changelog; the toolchain's own packages (sandbox, contract kit, mock) keep theirs in their
+ * CHANGELOG.md files, which a reader of the API has no use for (docs QA: the page read as internal notes).
+ */
+export const CONTRACT_PACKAGES: ReadonlySet<string> = new Set(['@payments/spec', '@payments/types', '@payments/client']);
+
+const releasesContract = (cs: PendingChangeset) => [...cs.releases.keys()].some((name) => CONTRACT_PACKAGES.has(name));
+
 function changesetLine(cs: PendingChangeset): string {
-  const packages = [...cs.releases].map(([name, bump]) => `\`${name}\` ${bump}`).join(', ');
+  const packages = [...cs.releases].filter(([name]) => CONTRACT_PACKAGES.has(name)).map(([name, bump]) => `\`${name}\` ${bump}`).join(', ');
   const first = cs.summary.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim() ?? '';
   return `- ${packages || 'no release'}: ${first}`;
 }
 
 function notesMarkdown(releases: PackageRelease[]): string[] {
-  return releases.flatMap((r) => [
+  return releases.filter((r) => CONTRACT_PACKAGES.has(r.name)).flatMap((r) => [
     `**${r.name} ${r.version}**`,
     '',
     ...[...r.notes].flatMap(([heading, notes]) => [`*${heading}*`, '', ...notes.map((n) => `- ${n}`), '']),
@@ -182,6 +191,7 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages,
   // belong to that release, not to Unreleased.
   const same = (a: Change, b: Change) => a.kind === b.kind && a.pointer === b.pointer && a.message === b.message;
   const pendingChanges = unreleased.filter((c) => !(history[0]?.changes ?? []).some((r) => same(r, c)));
+  const contractPending = pending.filter(releasesContract);
   const lines = [
     'What changed in the API, per release: breaking changes first, then what was added, changed and removed, each said for the operations it reaches (linked to their pages); then the packages\' release notes.',
     '',
@@ -190,9 +200,9 @@ export function changelogMarkdown({ doc, unreleased, pending, history, packages,
     'The current spec compared with the last released one.',
     '',
     ...changesMarkdown(pendingChanges, { routes, newDoc: doc as unknown as JsonObject, oldDoc: released }),
-    '**Release notes of the next versions** (the packages\' changesets, not yet released)',
+    '**Release notes of the next versions** (the changesets of the spec, the types and the client, not yet released; the sandbox\'s, the contract kit\'s and the mock\'s are in their CHANGELOG.md files)',
     '',
-    ...(pending.length === 0 ? ['None.'] : pending.map(changesetLine)),
+    ...(contractPending.length === 0 ? ['None.'] : contractPending.map(changesetLine)),
     '',
   ];
   const recorded = new Set(history.flatMap((r) => Object.entries(r.versions).map(([name, version]) => `${name}@${version}`)));

@@ -39,6 +39,8 @@ export interface ConsoleOperation {
    * with fresh values, so a reader's first create succeeds in any tab, on any day, against any database.
    */
   uniqueFields: string[];
+  /** The 409 codes those fields' descriptions name: the answers that mean a taken value (not every 409 does). */
+  takenCodes: string[];
   /** The edge's answers (`x-origin: edge`, no JSON error body) by status, with the spec's advice for each. */
   edgeAnswers: Record<string, string>;
 }
@@ -116,11 +118,7 @@ function examplesOf(doc: OpenApiDocument, operation: JsonObject): ConsoleExample
   return 'example' in media ? [{ name: 'example', summary: 'Example', value: media.example as Json }] : [];
 }
 
-/**
- * The request body's fields whose schema says the value is unique ("Unique among…", "At most one … per …")
- * and names the 409 a taken value gets, across every variant of a oneOf. Read from the descriptions: the
- * spec has no keyword for uniqueness.
- */
+/** The edge's answers (`x-origin: edge`), by status, with the spec's advice for each. */
 function edgeAnswersOf(doc: OpenApiDocument, operation: JsonObject): Record<string, string> {
   const responses = isObject(operation.responses) ? operation.responses : {};
   const edge: Record<string, string> = {};
@@ -131,10 +129,16 @@ function edgeAnswersOf(doc: OpenApiDocument, operation: JsonObject): Record<stri
   return edge;
 }
 
-function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): string[] {
+/**
+ * The request body's fields whose schema says the value is unique ("Unique among…", "At most one … per …")
+ * and names the 409 a taken value gets, across every variant of a oneOf, with those 409 codes. Read from the
+ * descriptions: the spec has no keyword for uniqueness.
+ */
+function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): { fields: string[]; takenCodes: string[] } {
   const body = isObject(operation.requestBody) ? deref(doc, operation.requestBody) : undefined;
   const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
   const found = new Set<string>();
+  const codes = new Set<string>();
   const visit = (raw: Json | undefined, depth: number): void => {
     const schema = raw === undefined ? undefined : deref(doc, raw);
     if (!isObject(schema) || depth > 4) return;
@@ -143,11 +147,14 @@ function uniqueFieldsOf(doc: OpenApiDocument, operation: JsonObject): string[] {
     for (const [name, property] of Object.entries(schema.properties)) {
       const resolved = deref(doc, property);
       const description = isObject(resolved) ? String(resolved.description ?? '') : '';
-      if (/\b(unique|at most one)\b/i.test(description) && /`409 [a-z_]+`/.test(description)) found.add(name);
+      const taken = /`409 ([a-z_]+)`/.exec(description);
+      if (!/\b(unique|at most one)\b/i.test(description) || !taken) continue;
+      found.add(name);
+      codes.add(taken[1]!);
     }
   };
   if (isObject(media)) visit(media.schema, 0);
-  return [...found];
+  return { fields: [...found], takenCodes: [...codes] };
 }
 
 /** The API key header's name, from the security scheme the document applies. */
@@ -163,6 +170,7 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
     const tag = Array.isArray(operation.tags) ? String(operation.tags[0]) : '';
     if (!tag) throw new Error(`${operationId} has no tag: the docs console cannot find its page`);
     const pathItem = deref(doc, (doc.paths as JsonObject)[path]!);
+    const unique = uniqueFieldsOf(doc, operation);
     return {
       operationId,
       method: method.toUpperCase(),
@@ -171,7 +179,8 @@ export function consoleData(doc: OpenApiDocument, scenarios: ConsoleScenario[]):
       route: operationRoute(tag, operationId),
       parameters: [...parametersOf(doc, isObject(pathItem) ? pathItem.parameters : undefined), ...parametersOf(doc, operation.parameters)],
       examples: examplesOf(doc, operation),
-      uniqueFields: uniqueFieldsOf(doc, operation),
+      uniqueFields: unique.fields,
+      takenCodes: unique.takenCodes,
       edgeAnswers: edgeAnswersOf(doc, operation),
     };
   });

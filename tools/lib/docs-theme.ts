@@ -35,6 +35,8 @@ html.light {
 /* Focus rings on Redoc's own controls too: 3 px, #1655cc (6.6:1 on white) / #8ab4ff (8.1:1 on #1f2024) */
 html.light :focus-visible { outline: 3px solid #1655cc !important; outline-offset: 2px; }
 html.dark :focus-visible { outline: 3px solid #8ab4ff !important; outline-offset: 2px; }
+/* … drawn inside the sidebar's entries: its scroll box clips what is drawn outside them (docs QA: only the top and bottom lines showed) */
+.menu-content :focus-visible { outline-offset: -3px !important; }
 /* The JSON samples' expand/collapse buttons are 20 px: WCAG 2.2's target size (2.5.8) asks 24 px */
 button[aria-label="collapse"], button[aria-label="expand"] { min-width: 24px; min-height: 24px; }
 /* … and lines of 24 px where they sit, so two buttons on consecutive lines do not overlap */
@@ -125,7 +127,7 @@ export const consoleCss = `
   #try-it .ti-samples-note { display: block; }
 }
 /* The skip links (to the console, to the content: docs-browser/a11y.ts), shown when focused */
-.try-it-skip, .skip-to-content { position: absolute; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; font-family: var(--font-family-base, system-ui, sans-serif); }
+.try-it-skip, .skip-to-content { position: fixed; left: 8px; top: -100px; z-index: 1002; padding: 8px 14px; border-radius: 6px; background: #1655cc; color: #fff; font-weight: 600; font-family: var(--font-family-base, system-ui, sans-serif); }
 .try-it-skip:focus, .skip-to-content:focus { top: 8px; outline: 3px solid #1f2024; outline-offset: 2px; }
 html.dark .try-it-skip:focus, html.dark .skip-to-content:focus { outline-color: #8ab4ff; }
 #try-it .ti-notice, #try-it .ti-scenario { margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: #f3f6fd; border: 1px solid #b9c9ee; }

@@ -142,7 +142,10 @@ export function addSkipToContent(): void {
     const target = section ?? main;
     if (!target) return;
     if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
-    target.focus({ preventScroll: Boolean(section) });
+    // The section on screen keeps its place; one out of view (the page scrolled elsewhere) is brought in.
+    const box = section?.getBoundingClientRect();
+    const inView = box !== undefined && box.bottom > 0 && box.top < innerHeight;
+    target.focus({ preventScroll: inView });
   });
   // In the page's <header> (a landmark: axe's `region` wants all content in one), which follows the console's
   // skip link; without it, first on the page.

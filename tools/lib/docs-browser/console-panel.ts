@@ -135,6 +135,15 @@ export function showConflictHolder(response: HTMLElement, holder: { created: Cre
   response.querySelector('.ti-status')?.after(lead);
 }
 
+/** A 401 with a key that is not this sandbox's demo key (one of another sandbox, or mistyped): offer the demo key. */
+export function offerDemoKey(response: HTMLElement, demoKey: string, use: () => void): void {
+  const button = h('button', { type: 'button', class: 'ti-secondary' }, "Use this sandbox's demo key");
+  button.addEventListener('click', use);
+  response
+    .querySelector('.ti-status')
+    ?.after(h('p', { class: 'ti-advice' }, `This sandbox does not know the API key in the field (a key of another sandbox, or of a database since replaced, is unknown here). Its demo key is ${demoKey.slice(0, 13)}…: `, button));
+}
+
 /** Why this page cannot send (a file, another origin, a host that is not a sandbox), and what to do. */
 export function explainElsewhere(notice: HTMLElement, reason: string): void {
   notice.hidden = false;
@@ -206,6 +215,19 @@ export function renderHistory(log: HTMLElement, sent: Sent[]): void {
   );
 }
 
+/** Copies `text` (the admin command of a scenario), as every other code block of the page can be copied. */
+function copyButton(text: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'ti-secondary ti-copy' }, 'Copy the command');
+  const status = h('span', { class: 'ti-copy-status', role: 'status' });
+  button.addEventListener('click', () => {
+    navigator.clipboard.writeText(text).then(
+      () => (status.textContent = ' Copied.'),
+      () => (status.textContent = ' Not copied (the browser refused): select the command and copy it.'),
+    );
+  });
+  return h('p', {}, button, status);
+}
+
 /** A guide's scenario for the current operation: its steps, and the admin command with the base URL filled in. */
 export function renderScenario(box: HTMLElement, active: ConsoleScenario | undefined, baseUrl: string): void {
   box.hidden = !active;
@@ -214,6 +236,6 @@ export function renderScenario(box: HTMLElement, active: ConsoleScenario | undef
   box.replaceChildren(
     h('h3', {}, active.title),
     h('ol', {}, ...active.steps.map((s) => h('li', {}, s))),
-    ...(command ? [h('pre', { class: 'ti-command', tabindex: '0', 'aria-label': 'Admin command to run in a terminal' }, h('code', {}, command))] : []),
+    ...(command ? [h('pre', { class: 'ti-command', tabindex: '0', 'aria-label': 'Admin command to run in a terminal' }, h('code', {}, command)), copyButton(command)] : []),
   );
 }

@@ -1,5 +1,6 @@
 // The request the console sends, built from what the reader typed (no DOM here), and what it learns from
 // the answers: the ids the sandbox returned (to prefill later requests) and which sends were replays.
+import { requestIdentity as identityOf } from '../../../packages/sandbox/src/audit/journal.ts';
 import type { ConsoleOperation, ConsoleParameter } from '../docs-console.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -10,8 +11,8 @@ export interface Sent {
   status: number;
   key: string | undefined;
   id: string | undefined;
-  /** The request's body as sent (its JSON re-serialized, so that spacing makes no other request). */
-  body: string | undefined;
+  /** What tells the request apart from another under one key (requestIdentity), as sent. */
+  identity: string | undefined;
 }
 
 /** A parameter input's value, as the panel holds it. */
@@ -110,7 +111,7 @@ const answeredAs = (sent: Sent[], s: Sent): Sent | undefined =>
 /** An earlier send of the same request with the same Idempotency-Key that got the same id: this one was a replay. */
 export const replayOf = (sent: Sent[], s: Sent): Sent | undefined => {
   const earlier = answeredAs(sent, s);
-  return earlier && earlier.body === s.body ? earlier : undefined;
+  return earlier && earlier.identity === s.identity ? earlier : undefined;
 };
 
 /**
@@ -119,14 +120,18 @@ export const replayOf = (sent: Sent[], s: Sent): Sent | undefined => {
  */
 export const otherRequestOf = (sent: Sent[], s: Sent): Sent | undefined => {
   const earlier = answeredAs(sent, s);
-  return earlier && earlier.body !== s.body ? earlier : undefined;
+  return earlier && earlier.identity !== s.identity ? earlier : undefined;
 };
 
-/** The body text as the console compares requests: its JSON re-serialized, else as typed. */
-export function requestBodyText(text: string | undefined): string | undefined {
+/**
+ * The body as the API tells requests apart under one key (the sandbox's requestIdentity): a transfer is its
+ * recipient and normalized amount, so `150` and `"150.00"` are one request; a checkout session its normalized
+ * amount, discount and method; any other body its JSON, whatever the order of its fields. Not JSON: the text.
+ */
+export function requestIdentity(operationId: string, text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined;
   const parsed = parseBody(text);
-  return parsed === undefined ? text : JSON.stringify(parsed);
+  return parsed === undefined ? text : identityOf(operationId, parsed);
 }
 
 /** `/v1/banking/recipients` creates a `recipientId`; `/v1/cards` a `cardId`. */

@@ -5,17 +5,19 @@
 //
 // The API key: typed by the reader or prefilled from the sandbox's /docs/console.json (only `npm start`'s
 // demo mode puts a key there); kept in sessionStorage (this tab only), sent only as a header, never in a URL.
+// A demo key the console filled in gives way to the sandbox's current one (a restarted sandbox, a new
+// database: a new demo key); a key the reader typed stays, and a 401 offers the demo key instead.
 //
 // This file holds the console's state and what the reader's actions do; console-panel.ts draws, and
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { buildPanel, explainElsewhere, markOtherRequest, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showBreach, showConflictHolder, showError, showResponse } from './console-panel.ts';
-import { buildRequest, fieldOf, firstBreach, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestBodyText, withRememberedIds, type ParameterBreach, type ParameterValue, type Sent } from './console-request.ts';
+import { buildPanel, explainElsewhere, markOtherRequest, offerDemoKey, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showBreach, showConflictHolder, showError, showResponse } from './console-panel.ts';
+import { buildRequest, fieldOf, firstBreach, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestIdentity, withRememberedIds, type ParameterBreach, type ParameterValue, type Sent } from './console-request.ts';
 import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
 import { freshTag, holderOf, rememberCreated, withFreshValues } from './console-fresh.ts';
 
-const STORE = { apiKey: 'payments-docs.apiKey', baseUrl: 'payments-docs.baseUrl', ids: 'payments-docs.ids' };
+const STORE = { apiKey: 'payments-docs.apiKey', baseUrl: 'payments-docs.baseUrl', ids: 'payments-docs.ids', demoKey: 'payments-docs.demoKey' };
 const SCENARIO_PREFIX = '#try/';
 
 /** Ids the sandbox returned in this tab (recipientId, transferId, …), reused to prefill later requests. */
@@ -51,6 +53,8 @@ export function startConsole(data: ConsoleData): void {
   let current: ConsoleOperation | undefined;
   let scenario: ConsoleScenario | undefined;
   let sending = false;
+  /** The sandbox's demo key (its /docs/console.json), when it serves one. */
+  let demoApiKey: string | undefined;
   const pageTitle = document.title;
   const keys = new Map<string, string>(); // operationId → its Idempotency-Key, until "New key"
   const history = new Map<string, Sent[]>();
@@ -78,12 +82,15 @@ export function startConsole(data: ConsoleData): void {
   }
 
   /**
-   * The console put another request in the body (another example, a recipient it created): a new request
-   * takes a new key (section 7: "unique per new request"; reused only to retry the same request). The old
-   * key, sent with the old request, would answer with that request's result, or 409 for a transfer.
+   * The console put another body in (another example, a recipient it created). Another request takes a new
+   * key (section 7: "unique per new request"; reused only to retry the same request): the old key, sent with
+   * it, would answer with the old request's result, or 409 for a transfer. The same request written another
+   * way (the amount as a number: the document's identity) keeps its key, so sending it is a retry, replayed.
    */
-  function refillWithNewKey(op: ConsoleOperation): void {
+  function refill(op: ConsoleOperation): void {
+    const before = requestIdentity(op.operationId, ui.body.value);
     fillBody(op, false);
+    if (before !== undefined && requestIdentity(op.operationId, ui.body.value) === before) return;
     const header = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === IDEMPOTENCY_HEADER);
     if (!header) return;
     keys.set(op.operationId, newIdempotencyKey());
@@ -114,7 +121,7 @@ export function startConsole(data: ConsoleData): void {
       if (!res.ok || !id) return showError(ui.response, `${creator.summary}: ${res.status} ${fieldOf(parsed, 'code') ?? res.statusText}. ${fieldOf(parsed, 'error') ?? ''}`);
       session(STORE.ids, JSON.stringify({ ...rememberedIds(), [field]: id }));
       rememberCreated(field, id, creator, body);
-      if (current) refillWithNewKey(current);
+      if (current) refill(current);
       ui.prereq.hidden = false;
       ui.prereq.replaceChildren(h('p', { role: 'status' }, `Created ${field} ${id} (${creator.method} ${creator.path}, fresh values); it is in the body now: Send.`));
       ui.send.focus();
@@ -179,16 +186,40 @@ export function startConsole(data: ConsoleData): void {
     input?.focus();
   }
 
+  /** An API key or a body the API is sure to refuse (none; not JSON): what to say, and the field. */
+  function unfitInput(): { message: string; input: HTMLElement } | undefined {
+    if (!ui.apiKey.value.trim()) return { message: `Not sent: no API key (${data.apiKeyHeader}); every request needs one, or it is answered 401 invalid_api_key.`, input: ui.apiKey };
+    if (ui.bodyRow.hidden || !ui.body.value.trim()) return undefined;
+    try {
+      JSON.parse(ui.body.value);
+      return undefined;
+    } catch (err) {
+      return { message: `Not sent: the body is not valid JSON (${err instanceof Error ? err.message : String(err)}); the API answers such a body 400 invalid_request.`, input: ui.body };
+    }
+  }
+
+  /** A field the API is sure to refuse: said, the field marked and focused, with a button to send it anyway. */
+  function refuseInput(message: string, input: HTMLElement): void {
+    showBreach(ui.response, message, () => {
+      ui.send.focus();
+      if (!sending) void submit(true);
+    });
+    input.setAttribute('aria-invalid', 'true');
+    input.focus();
+  }
+
   /** Sends the current operation; `anyway` skips the spec check (a reader who wants the sandbox's own 400). */
   async function submit(anyway = false): Promise<void> {
     const op = current;
     const base = op && sandboxBase();
     if (!op || !base) return;
     const inputs = paramInputs();
-    inputs.forEach((input) => input.removeAttribute('aria-invalid')); // a value fixed without typing ("New key")
+    [...inputs, ui.apiKey, ui.body].forEach((input) => input.removeAttribute('aria-invalid')); // a value fixed without typing ("New key")
     const values: ParameterValue[] = inputs.map((input) => ({ name: input.dataset.name ?? '', in: input.dataset.in ?? '', value: input.value }));
     const breach = anyway ? undefined : firstBreach(op.parameters, values);
     if (breach) return refuse(breach);
+    const unfit = anyway ? undefined : unfitInput();
+    if (unfit) return refuseInput(unfit.message, unfit.input);
     const request = buildRequest(op, base, { [data.apiKeyHeader]: ui.apiKey.value.trim() }, values, ui.bodyRow.hidden ? undefined : ui.body.value);
     // Not `disabled`: a disabled button loses focus (it falls to <body>), and a keyboard user pressing
     // Enter twice to see the replay would find themselves at the top of the page.
@@ -200,7 +231,7 @@ export function startConsole(data: ConsoleData): void {
       const text = await res.text();
       const parsed = parseBody(text);
       showResponse(ui.response, res, text, parsed, fieldOf(parsed, 'code'), Math.round(performance.now() - started), data.errorsRoute, op.edgeAnswers[String(res.status)]);
-      record(op, res, request.key, fieldOf(parsed, 'id'), typeof request.init.body === 'string' ? request.init.body : undefined);
+      record(op, res, request.key, parsed, typeof request.init.body === 'string' ? request.init.body : undefined);
     } catch (err) {
       showError(ui.response, `No response: ${err instanceof Error ? err.message : String(err)}. Is the sandbox still running?`);
     } finally {
@@ -209,18 +240,31 @@ export function startConsole(data: ConsoleData): void {
     }
   }
 
+  function useDemoKey(key: string): void {
+    ui.apiKey.value = key;
+    session(STORE.apiKey, key);
+    session(STORE.demoKey, key);
+  }
+
   /** Remembers a created resource's id for later requests, and the send in the operation's history. */
-  function record(op: ConsoleOperation, res: Response, key: string | undefined, id: string | undefined, sentText: string | undefined): void {
+  function record(op: ConsoleOperation, res: Response, key: string | undefined, answer: unknown, sentText: string | undefined): void {
+    const id = fieldOf(answer, 'id');
     const sentBody = parseBody(sentText ?? '');
     if (res.ok && id && op.method === 'POST') {
       session(STORE.ids, JSON.stringify({ ...rememberedIds(), [idFieldOf(op.path)]: id }));
       // Only what a 409 can point at (a taken unique value) is worth remembering beyond this tab.
       if (op.uniqueFields.length > 0) rememberCreated(idFieldOf(op.path), id, op, sentBody);
     }
-    if (res.status === 409 && op.uniqueFields.length > 0) leadToHolder(op, sentBody);
+    if (res.status === 409 && op.takenCodes.includes(fieldOf(answer, 'code') ?? '')) leadToHolder(op, sentBody);
     if (res.status === 404) showPrerequisite(op, true);
+    if (res.status === 401 && demoApiKey && ui.apiKey.value.trim() !== demoApiKey) {
+      offerDemoKey(ui.response, demoApiKey, () => {
+        useDemoKey(demoApiKey!);
+        ui.send.focus();
+      });
+    }
     const sent = history.get(op.operationId) ?? [];
-    const entry: Sent = { n: sent.length + 1, status: res.status, key, id, body: requestBodyText(sentText) };
+    const entry: Sent = { n: sent.length + 1, status: res.status, key, id, identity: requestIdentity(op.operationId, sentText) };
     sent.push(entry);
     history.set(op.operationId, sent);
     const replay = replayOf(sent, entry);
@@ -345,13 +389,23 @@ export function startConsole(data: ConsoleData): void {
     event.preventDefault();
     setOpen(true);
   });
-  ui.exampleSelect.addEventListener('change', () => current && refillWithNewKey(current));
+  ui.exampleSelect.addEventListener('change', () => current && refill(current));
   ui.body.addEventListener('input', () => current && edited.set(current.operationId, ui.body.value));
   ui.apiKey.addEventListener('input', () => session(STORE.apiKey, ui.apiKey.value));
   ui.baseUrl.addEventListener('input', () => {
     session(STORE.baseUrl, ui.baseUrl.value);
     showScenario();
   });
+  // The browser's own checks (a required Idempotency-Key, the base URL's form) stop a send before submit():
+  // the last answer must not stay under the new input as if it were this one's.
+  ui.form.addEventListener(
+    'invalid',
+    (event) => {
+      const input = event.target as HTMLInputElement;
+      showError(ui.response, `Not sent: ${input.labels?.[0]?.textContent ?? input.name}: ${input.validationMessage}`);
+    },
+    true,
+  );
   ui.form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (!sending) void submit();
@@ -382,7 +436,8 @@ export function startConsole(data: ConsoleData): void {
       .then(async (res) => {
         const settings = res.ok ? ((await res.json()) as { sandbox?: boolean; demoApiKey?: string }) : undefined;
         if (!settings?.sandbox) throw new Error('not a sandbox');
-        if (!ui.apiKey.value && settings.demoApiKey) ui.apiKey.value = session(STORE.apiKey, settings.demoApiKey) ?? settings.demoApiKey;
+        demoApiKey = settings.demoApiKey;
+        if (demoApiKey && (!ui.apiKey.value || ui.apiKey.value === session(STORE.demoKey))) useDemoKey(demoApiKey);
       })
       .catch(() => {
         if (!session(STORE.baseUrl)) ui.baseUrl.value = '';

@@ -45,6 +45,18 @@ function canonical(value: unknown): string {
   ) ?? 'null';
 }
 
+/** The operations whose request identity the document names: a transfer's recipient and amount (section 7, rule 4), a checkout session's amount, discount and method (section 4, rule 3). */
+const NAMED_IDENTITIES: ReadonlySet<string> = new Set(['createTransfer', 'createCheckoutSession']);
+
+/**
+ * What makes two requests under one Idempotency-Key the same request (section 7, rules 3 and 4): the fields the
+ * document names where it names them (paymentIdentity: `37.45` and `"37.45"` are one amount), else the whole
+ * body, whatever the order of its fields. The docs' console tells a replay from another request by it.
+ */
+export function requestIdentity(operationId: string, body: unknown): string {
+  return NAMED_IDENTITIES.has(operationId) ? paymentIdentity(operationId, body) : canonical(body ?? null);
+}
+
 /**
  * The payment a request stands for, as one canonical text (issue 13, deliver 1; provider sections 4 and
  * 7): a transfer is its recipient and normalized amount (a different amount or recipient is a different
