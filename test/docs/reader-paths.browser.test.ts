@@ -291,6 +291,18 @@ describe('keyboard and screen readers', () => {
     }
   });
 
+  it('the skip link to the content is there as soon as the document is parsed, before Redoc hydrates (docs QA: ~4 s late under load)', async () => {
+    const tab = await newTab();
+    try {
+      await tab.goto(`${docsUrl}#/limits`, { waitUntil: 'domcontentloaded' });
+      // The page's own script runs at the end of the body: by DOMContentLoaded, before the load event that
+      // hydration waits for, the link is in the page's header.
+      expect(await tab.locator('body > header .skip-to-content').count()).toBe(1);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('on an operation page the Try-it skip link comes first, then the skip link to the content; neither moves the page', async () => {
     const tab = await newTab();
     try {

@@ -10,6 +10,11 @@ import { startConsole } from './console.ts';
 import { startWorkflowConsole } from './console-workflow.ts';
 import { followErrorCodeLinks, linkErrorCodes } from './error-links.ts';
 
+// Outside Redoc's root, so at once: a keyboard user's first Tab must not wait for hydration (docs QA: ~4 s
+// on a loaded machine, the Tab going to the sidebar meanwhile). The console's own skip link, prepended to
+// the body later, still comes first on an operation's page.
+addSkipToContent();
+
 function afterHydration(run: () => void): void {
   const idle = () => requestIdleCallback(run, { timeout: 2_000 });
   if (document.readyState === 'complete') idle();
@@ -41,7 +46,6 @@ afterHydration(() => {
     followErrorCodeLinks(data.errorsRoute);
     startConsole(data);
   }
-  addSkipToContent(); // after the console's skip link, which stays the first Tab stop on an operation's page
   const workflows = document.getElementById('workflow-data')?.textContent;
   if (workflows) startWorkflowConsole(JSON.parse(workflows) as WorkflowPageData);
 });
