@@ -152,7 +152,7 @@ function changesMarkdown(changes: Change[], context: WordsContext): string[] {
  * are the API's changelog; the toolchain's own packages (sandbox, contract kit, mock) keep theirs in their
  * CHANGELOG.md files, which a reader of the API has no use for (docs QA: the page read as internal notes).
  */
-export const CONTRACT_PACKAGES: ReadonlySet<string> = new Set(['@payments/spec', '@payments/types', '@payments/client']);
+const CONTRACT_PACKAGES: ReadonlySet<string> = new Set(['@payments/spec', '@payments/types', '@payments/client']);
 
 const releasesContract = (cs: PendingChangeset) => [...cs.releases.keys()].some((name) => CONTRACT_PACKAGES.has(name));
 

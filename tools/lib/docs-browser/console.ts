@@ -11,7 +11,7 @@
 // This file holds the console's state and what the reader's actions do; console-panel.ts draws, and
 // console-request.ts builds the request and reads the answers.
 import type { ConsoleData, ConsoleOperation, ConsoleScenario } from '../docs-console.ts';
-import { buildPanel, explainElsewhere, markOtherRequest, offerDemoKey, markReplay, renderHistory, renderParams, renderPrerequisite, renderScenario, showBreach, showConflictHolder, showError, showResponse } from './console-panel.ts';
+import { buildPanel, explainElsewhere, markOtherRequest, markReplay, offerDemoKey, renderHistory, renderParams, renderPrerequisite, renderScenario, showBreach, showConflictHolder, showError, showResponse } from './console-panel.ts';
 import { buildRequest, fieldOf, firstBreach, IDEMPOTENCY_HEADER, idFieldOf, otherRequestOf, parseBody, replayOf, requestIdentity, withRememberedIds, type ParameterBreach, type ParameterValue, type Sent } from './console-request.ts';
 import { coverPageWhenNarrow, h, narrowScreen, session } from './dom.ts';
 import { currentRoute, onLocationChange } from './route.ts';
@@ -177,13 +177,7 @@ export function startConsole(data: ConsoleData): void {
 
   /** A value its spec rule refuses: said, its input marked and focused, nothing sent. */
   function refuse(breach: ParameterBreach): void {
-    const input = paramInputs().find((i) => i.dataset.name === breach.name && i.dataset.in === breach.in);
-    showBreach(ui.response, breach.message, () => {
-      ui.send.focus(); // the button goes with the answer that replaces it: focus would fall to <body>
-      if (!sending) void submit(true);
-    });
-    input?.setAttribute('aria-invalid', 'true');
-    input?.focus();
+    refuseInput(breach.message, paramInputs().find((i) => i.dataset.name === breach.name && i.dataset.in === breach.in));
   }
 
   /** An API key or a body the API is sure to refuse (none; not JSON): what to say, and the field. */
@@ -198,14 +192,14 @@ export function startConsole(data: ConsoleData): void {
     }
   }
 
-  /** A field the API is sure to refuse: said, the field marked and focused, with a button to send it anyway. */
-  function refuseInput(message: string, input: HTMLElement): void {
+  /** A value the API is sure to refuse: said, its field marked and focused, with a button to send it anyway. */
+  function refuseInput(message: string, input: HTMLElement | undefined): void {
     showBreach(ui.response, message, () => {
-      ui.send.focus();
+      ui.send.focus(); // the button goes with the answer that replaces it: focus would fall to <body>
       if (!sending) void submit(true);
     });
-    input.setAttribute('aria-invalid', 'true');
-    input.focus();
+    input?.setAttribute('aria-invalid', 'true');
+    input?.focus();
   }
 
   /** Sends the current operation; `anyway` skips the spec check (a reader who wants the sandbox's own 400). */
@@ -240,6 +234,7 @@ export function startConsole(data: ConsoleData): void {
     }
   }
 
+  /** Puts the sandbox's demo key in the field, remembered as one the console filled in (it may follow a new one). */
   function useDemoKey(key: string): void {
     ui.apiKey.value = key;
     session(STORE.apiKey, key);
