@@ -369,6 +369,22 @@ describe('keyboard and screen readers', () => {
       await tab.close();
     }
   });
+
+  it('search excerpts keep the words of a wrapped line apart (docs QA: "the dashboardenables Checkout")', async () => {
+    const tab = await newTab();
+    try {
+      await load(tab, '#/limits');
+      await tab.locator('[data-testid="search-trigger"]').click();
+      await tab.keyboard.type('dashboard enables');
+      const items = tab.locator('[data-testid="search-dialog"] [data-component-name="Search/SearchItem"]');
+      await items.first().waitFor({ state: 'visible', timeout: WAIT_MS });
+      // The workflow page's description wraps between "dashboard" and "enables" (openapi/workflows/access.arazzo.yaml).
+      await expect.poll(async () => (await items.allInnerTexts()).join('\n'), { timeout: WAIT_MS }).toContain('Once the dashboard enables Checkout');
+      expect((await items.allInnerTexts()).join('\n')).not.toMatch(/dashboardenables/);
+    } finally {
+      await tab.close();
+    }
+  });
 });
 
 describe('the tab\'s title names the page', () => {

@@ -12,6 +12,7 @@ import { consoleData, consoleScript, ERRORS_TAG, scriptJson, type ConsoleScenari
 import { consoleCss, themeCss } from './docs-theme.ts';
 import { faviconDataUri, faviconIco } from './favicon.ts';
 import { bin, bundledJson, bundledYaml, docsConfig, docsDir, docsFavicon, docsHtml, docsSourceJson, docsSpecJson, docsSpecYaml } from './paths.ts';
+import { unwrapDescriptions } from './docs-soft-breaks.ts';
 import { withWorkflowData, withWorkflowGuides } from './docs-workflows.ts';
 import { log, runTool, step } from './steps.ts';
 
@@ -160,7 +161,9 @@ export function docsSource(doc: OpenApiDocument, derived: { changelog?: string }
   const groups = (out['x-tagGroups'] as Json[]).filter(isObject);
   const guides = groups.find((g) => g.name === 'Guides');
   if (guides && Array.isArray(guides.tags)) guides.tags.push('Assumptions', 'Sandbox test values', ...(derived.changelog ? ['Changelog'] : []));
-  return withWorkflowGuides(out, doc);
+  const withGuides = withWorkflowGuides(out, doc);
+  unwrapDescriptions(withGuides); // search excerpts keep a paragraph's words apart (docs-soft-breaks.ts)
+  return withGuides;
 }
 
 /**
