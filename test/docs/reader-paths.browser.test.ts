@@ -370,6 +370,30 @@ describe('keyboard and screen readers', () => {
     }
   });
 
+  it('a search result chosen with the keyboard leaves focus on its section, so Tab goes on from there (docs QA: <body>)', async () => {
+    const tab = await newTab();
+    try {
+      await load(tab, '#/limits');
+      await tab.locator('[data-testid="search-trigger"]').click();
+      await tab.keyboard.type('issue a card');
+      await tab.locator('[data-testid="search-dialog"] [data-component-name="Search/SearchItem"]').first().waitFor({ state: 'visible', timeout: WAIT_MS });
+      await tab.keyboard.press('ArrowDown');
+      await tab.keyboard.press('Enter');
+      await tab.waitForURL((url) => url.hash !== '#/limits', { timeout: WAIT_MS });
+      const focusedSection = () =>
+        tab.evaluate(() => {
+          const section = document.activeElement?.closest<HTMLElement>('main [data-section-id]');
+          return { section: section?.dataset.sectionId, route: decodeURIComponent(location.hash.slice(1)) };
+        });
+      await expect.poll(async () => { const f = await focusedSection(); return f.section !== undefined && f.section === f.route; }, { timeout: WAIT_MS, message: 'focus on the chosen section' }).toBe(true);
+      await tab.keyboard.press('Tab');
+      const inMain = await tab.evaluate(() => document.activeElement?.closest('main') !== null && document.activeElement !== document.body);
+      expect(inMain, 'the next Tab stays in the content').toBe(true);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('search excerpts keep the words of a wrapped line apart (docs QA: "the dashboardenables Checkout")', async () => {
     const tab = await newTab();
     try {

@@ -113,6 +113,43 @@ function clearLevel(heading: HTMLElement): void {
   for (const name of ['role', 'aria-level', 'data-level-fixed']) heading.removeAttribute(name);
 }
 
+/** The section of the current route in <main>, once Redoc has rendered it. */
+function routeSection(): HTMLElement | undefined {
+  const route = decodeURIComponent(location.hash.replace(/^#/, ''));
+  return route ? [...document.querySelectorAll<HTMLElement>('main [data-section-id]')].find((el) => el.dataset.sectionId === route) : undefined;
+}
+
+/** Focus to `target` (made focusable), where it is on screen unless `scroll`. */
+function focusHere(target: HTMLElement, scroll: boolean): void {
+  if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
+  target.focus({ preventScroll: !scroll });
+}
+
+/** How long after the search dialog closed a move to another route counts as its result's. */
+const SEARCH_RESULT_MS = 3_000;
+/** The route the search dialog was opened on; once closed, that route and when it closed. */
+const search: { openedOn?: string | undefined; closedOn?: string | undefined; closedAt: number } = { closedAt: 0 };
+
+/**
+ * Redoc's search dialog, closed on a chosen result, leaves focus on <body>: the next Tab started again from
+ * the top of the page (docs QA). Focus goes to the result's section instead, where Redoc scrolled it, unless
+ * the reader has already put it somewhere.
+ */
+function focusAfterSearch(): void {
+  if (document.querySelector('[data-testid="search-dialog"]')) {
+    search.openedOn ??= location.hash;
+    return;
+  }
+  if (search.openedOn !== undefined) Object.assign(search, { closedOn: search.openedOn, closedAt: performance.now(), openedOn: undefined });
+  if (search.closedOn === undefined || location.hash === search.closedOn) return; // no result chosen (yet)
+  const focusFree = !document.activeElement || document.activeElement === document.body;
+  if (!focusFree || performance.now() - search.closedAt > SEARCH_RESULT_MS) return void (search.closedOn = undefined);
+  const section = routeSection();
+  if (!section) return; // not rendered yet: the next pass
+  search.closedOn = undefined;
+  focusHere(section, false);
+}
+
 export function applyA11yFixes(): void {
   nameExamplePickers();
   focusableTableScrollers();
@@ -122,6 +159,7 @@ export function applyA11yFixes(): void {
   searchTriggerByKeyboard();
   nameSearchClearButton();
   headingLevels();
+  focusAfterSearch();
 }
 
 /**
@@ -136,16 +174,12 @@ export function addSkipToContent(): void {
   skip.textContent = 'Skip to content';
   skip.addEventListener('click', (event) => {
     event.preventDefault();
-    const route = decodeURIComponent(location.hash.replace(/^#/, ''));
-    const main = document.querySelector<HTMLElement>('main');
-    const section = route ? [...document.querySelectorAll<HTMLElement>('main [data-section-id]')].find((el) => el.dataset.sectionId === route) : undefined;
-    const target = section ?? main;
+    const section = routeSection();
+    const target = section ?? document.querySelector<HTMLElement>('main');
     if (!target) return;
-    if (!target.hasAttribute('tabindex')) target.tabIndex = -1;
     // The section on screen keeps its place; one out of view (the page scrolled elsewhere) is brought in.
     const box = section?.getBoundingClientRect();
-    const inView = box !== undefined && box.bottom > 0 && box.top < innerHeight;
-    target.focus({ preventScroll: inView });
+    focusHere(target, !(box !== undefined && box.bottom > 0 && box.top < innerHeight));
   });
   // In the page's <header> (a landmark: axe's `region` wants all content in one), which follows the console's
   // skip link; without it, first on the page.
