@@ -58,6 +58,15 @@ async function load(tab: Page, hash: string): Promise<void> {
 
 const hashOf = (tab: Page) => new URL(tab.url()).hash;
 
+const SEARCH_ITEMS = '[data-testid="search-dialog"] [data-component-name="Search/SearchItem"]';
+
+/** Opens the search dialog from the sidebar's box and types `query`; resolves once a result is shown. */
+async function searchFor(tab: Page, query: string): Promise<void> {
+  await tab.locator('[data-testid="search-trigger"]').click();
+  await tab.keyboard.type(query);
+  await tab.locator(SEARCH_ITEMS).first().waitFor({ state: 'visible', timeout: WAIT_MS });
+}
+
 describe('deep links leave the history usable', () => {
   it.each(['retry-503', 'replay'])('#try/%s opened from another page: the console opens on its operation, and Back returns to that page', async (name) => {
     const tab = await newTab();
@@ -358,10 +367,8 @@ describe('keyboard and screen readers', () => {
       await tab.evaluate((s) => localStorage.setItem('redoc.colorMode', s), scheme);
       await tab.reload({ waitUntil: 'load' });
       await tab.locator('#try-it').waitFor({ state: 'attached', timeout: WAIT_MS * 4 });
-      await tab.locator('[data-testid="search-trigger"]').click();
-      await tab.keyboard.type('transfer');
+      await searchFor(tab, 'transfer');
       const dialog = '[data-testid="search-dialog"]';
-      await tab.locator(`${dialog} [data-component-name="Search/SearchItem"]`).first().waitFor({ state: 'visible', timeout: WAIT_MS });
       await expect.poll(() => tab.locator(`${dialog} button.button-variant-ghost`).first().getAttribute('aria-label'), { timeout: WAIT_MS }).toBeTruthy();
       const violations = (await runAxe(tab, `search dialog ${scheme}`, [dialog])).filter((v) => v.impact === 'critical' || v.impact === 'serious');
       expect(violations, axeSummary([`search dialog ${scheme}`], violations)).toEqual([]);
@@ -374,9 +381,7 @@ describe('keyboard and screen readers', () => {
     const tab = await newTab();
     try {
       await load(tab, '#/limits');
-      await tab.locator('[data-testid="search-trigger"]').click();
-      await tab.keyboard.type('issue a card');
-      await tab.locator('[data-testid="search-dialog"] [data-component-name="Search/SearchItem"]').first().waitFor({ state: 'visible', timeout: WAIT_MS });
+      await searchFor(tab, 'issue a card');
       await tab.keyboard.press('ArrowDown');
       await tab.keyboard.press('Enter');
       await tab.waitForURL((url) => url.hash !== '#/limits', { timeout: WAIT_MS });
@@ -398,10 +403,8 @@ describe('keyboard and screen readers', () => {
     const tab = await newTab();
     try {
       await load(tab, '#/limits');
-      await tab.locator('[data-testid="search-trigger"]').click();
-      await tab.keyboard.type('dashboard enables');
-      const items = tab.locator('[data-testid="search-dialog"] [data-component-name="Search/SearchItem"]');
-      await items.first().waitFor({ state: 'visible', timeout: WAIT_MS });
+      await searchFor(tab, 'dashboard enables');
+      const items = tab.locator(SEARCH_ITEMS);
       // The workflow page's description wraps between "dashboard" and "enables" (openapi/workflows/access.arazzo.yaml).
       await expect.poll(async () => (await items.allInnerTexts()).join('\n'), { timeout: WAIT_MS }).toContain('Once the dashboard enables Checkout');
       expect((await items.allInnerTexts()).join('\n')).not.toMatch(/dashboardenables/);
