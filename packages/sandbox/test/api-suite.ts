@@ -676,6 +676,34 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
       });
     });
 
+    describe('text holding U+0000 (QA: PostgreSQL refused it, a 500 on that store only)', () => {
+      it('an id holding it names nothing: the operation\'s 404 (section 4, rule 2)', async () => {
+        const { key } = await admin.org();
+        expectError(await api('GET', '/v1/banking/transfers/trf_%00', { key }), 'banking_transfer_not_found');
+        expectError(await transfer(key, 'rcp_\u0000', '1.00'), 'recipient_not_found');
+        expect((await admin.send('GET', '/organizations/org_%00')).status).toBe(404);
+        expect((await admin.send('POST', '/api-keys/key_%00/revoke')).status).toBe(404);
+      });
+
+      it('a value to be stored holding it is refused 400 invalid_request, the key left free; kept as JSON it is fine', async () => {
+        const { org, key } = await admin.org();
+        const idem = unique('rcp');
+        const send = (nickname: string) => api('POST', '/v1/banking/recipients', { key, idem, body: { rail: 'usd_ach', nickname } });
+        const refused = await send('a\u0000b');
+        expectError(refused, 'invalid_request');
+        expect(refused.body.error).toContain('U+0000');
+        expect((await send(unique('ok'))).status).toBe(201);
+        expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('rcp'), body: { rail: 'brl_pix', nickname: unique('p'), pixKey: 'x\u0000y' } }), 'invalid_request');
+        expect((await admin.send('POST', '/organizations', { body: { name: 'a\u0000b' } })).status).toBe(400);
+        expect((await admin.send('POST', `/organizations/${org.id}/wallet-recipients`, { body: { nickname: 'w\u0000', destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' } })).status).toBe(400);
+        // A checkout product's body is stored as JSON, where the character is escaped: accepted, and replayed as sent.
+        const productIdem = unique('product');
+        const product = await api('POST', '/v1/checkout/products', { key, idem: productIdem, body: { name: 'a\u0000b' } });
+        expect(product.status, product.text).toBe(201);
+        expect((await api('POST', '/v1/checkout/products', { key, idem: productIdem, body: { name: 'a\u0000b' } })).text).toBe(product.text);
+      });
+    });
+
     describe('admin', () => {
       const walletAddress = '0x52908400098527886E0F7030069857D2E4169EE7';
       const adminOperations = operations(adminSpec);

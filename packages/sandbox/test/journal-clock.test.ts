@@ -80,6 +80,17 @@ describe.each(engines)('%s', (_name, start) => {
     expect(journal.entries[0].identity).toBe(JSON.stringify({ pixKey: 'ana@example.com', rail: 'brl_pix' }));
   });
 
+  it('reads oldest first by time, though entries are stored as their requests commit (QA: concurrent requests out of order)', async () => {
+    const { org } = await adminOf(e.a).org();
+    const entry = (at: number, idempotencyKey: string) => ({ at, operationId: 'issueCard', idempotencyKey, identity: '{}', status: 201, code: null, resourceStatus: null, retryAfterSeconds: null, fault: null, answered: true });
+    // Stored out of time order, as two concurrent requests commit: the later-arriving one first.
+    await e.a.store.transaction(async (tx) => {
+      for (const [at, key] of [[2_000, 'second'], [1_000, 'first'], [3_000, 'third']] as const) await tx.appendJournal(org.id, entry(at, key));
+    });
+    const journal = await journalOf(e.b, org.id);
+    expect(journal.entries.map((x: any) => x.idempotencyKey)).toEqual(['first', 'second', 'third']);
+  });
+
   it('keeps the newest `cap` entries per organization, counting the dropped ones, each organization apart', async () => {
     const admin = adminOf(e.capped);
     const one = await admin.org();

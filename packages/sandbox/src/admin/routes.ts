@@ -14,7 +14,7 @@ import { generateApiKey } from '../keys.ts';
 import { Failure } from '../failure.ts';
 import { DEFAULT_JOURNAL_CAP } from '../pipeline/journal.ts';
 import { activeNicknameTaken, recipientView, recipientWrite, transferView } from '../operations/banking.ts';
-import type { Store, Transaction } from '../store/types.ts';
+import { UnstorableText, type Store, type Transaction } from '../store/types.ts';
 import type { ApiKeyRecord, FaultKind, FaultRecord, Organization } from '../records.ts';
 
 type Handler = (ctx: { tx: Transaction; params: Record<string, string>; body: JsonObject; now: string; contract: Contract; journalCap: number }) => Promise<{ status: number; body?: unknown }>;
@@ -241,9 +241,12 @@ export const adminHandlers: Record<string, Handler> = {
   async getJournal({ tx, params, journalCap }) {
     await organization(tx, params.organizationId);
     const page = await tx.readJournal(params.organizationId!, journalCap);
+    // Oldest first by time, as documented: entries are stored as their requests commit, and concurrent
+    // requests commit in another order than they arrived (QA: times going back up to 8 ms). Ties keep that order.
+    const entries = page.entries.toSorted((x, y) => x.at - y.at);
     return {
       status: 200,
-      body: { organizationId: params.organizationId, cap: journalCap, dropped: page.dropped, entries: page.entries.map((e) => ({ ...e, time: new Date(e.at).toISOString() })) },
+      body: { organizationId: params.organizationId, cap: journalCap, dropped: page.dropped, entries: entries.map((e) => ({ ...e, time: new Date(e.at).toISOString() })) },
     };
   },
   async listFaults({ tx }) {
@@ -355,6 +358,7 @@ export function createAdmin(options: { store: Store; spec: OpenApiDocument; toke
       sendJson(res, result.status, payload);
     } catch (err) {
       if (err instanceof AdminFailure) return error(err.status, err.code, err.message);
+      if (err instanceof UnstorableText) return error(400, 'invalid_request', err.message);
       throw err;
     }
   };

@@ -14,7 +14,7 @@ import { logProblem } from '../problems.ts';
 import { hashApiKey, redactApiKeys, wellFormed } from '../keys.ts';
 import { handlers } from '../operations/index.ts';
 import type { JournalEntry } from '../audit/journal.ts';
-import type { Caller, Store, Transaction } from '../store/types.ts';
+import { UnstorableText, type Caller, type Store, type Transaction } from '../store/types.ts';
 import type { FaultRecord, Organization } from '../records.ts';
 import { actOut } from './faults.ts';
 import { onceWithKey, respond } from './idempotency.ts';
@@ -194,8 +194,9 @@ async function authenticate(p: Pipeline, req: IncomingMessage, op: OperationCont
   return caller;
 }
 
-/** The documented failure an error is answered as: a Failure, or a database that cannot be reached (503). */
-const asFailure = (err: unknown): Failure | undefined => (err instanceof Failure ? err : databaseUnavailable(err));
+/** The documented failure an error is answered as: a Failure, text no store keeps (400), or a database that cannot be reached (503). */
+const asFailure = (err: unknown): Failure | undefined =>
+  err instanceof Failure ? err : err instanceof UnstorableText ? new Failure('invalid_request', err.message) : databaseUnavailable(err);
 
 /** What an error is answered: a Failure its catalog status and code; anything else (a bug) a 500. */
 function errorAnswer(contract: Contract, err: unknown): { status: number; code: string; headers?: Record<string, string> | undefined } {
@@ -214,7 +215,7 @@ function answerError(contract: Contract, res: ServerResponse, line: LogLine, err
   line.status = status;
   line.code = code;
   if (failure) {
-    if (failure !== err) logProblem(`answered ${status}: the database cannot be reached`, { requestId: line.requestId, error: String(err) });
+    if (failure !== err && !(err instanceof UnstorableText)) logProblem(`answered ${status}: the database cannot be reached`, { requestId: line.requestId, error: String(err) });
     sendJson(res, status, errorBody(contract, failure, line.requestId), headers);
     return;
   }

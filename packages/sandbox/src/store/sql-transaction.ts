@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { fromCents, storedCents } from '../money.ts';
 import { API_KEYS, FAULTS, IDEMPOTENCY, JOURNAL, ORGANIZATIONS, RECIPIENTS, RESOURCES, TRANSFERS, type Row, type SqlValue, type Table } from './rows.ts';
 import { DEBITING_STATUSES } from './schema.ts';
-import { ConstraintViolation, KEY_TAKEN, type Caller, type Transaction } from './types.ts';
+import { ConstraintViolation, KEY_TAKEN, UnstorableText, type Caller, type Transaction } from './types.ts';
 
 export type Sql = (sql: string, values?: readonly SqlValue[]) => Promise<Row[]>;
 /** Sends a write without waiting for it (PostgreSQL's pipeline): its failure, as `translate` maps it, fails the COMMIT. */
@@ -93,7 +93,18 @@ export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, eng
   }
 }
 
-function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, send }: Engine): Transaction {
+const holdsNul = (values: readonly SqlValue[] = []): boolean =>
+  values.some((v) => (typeof v === 'string' ? v.includes('\0') : Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('\0'))));
+
+/**
+ * A statement with a parameter holding U+0000, which PostgreSQL's `text` refuses (QA: a 500): since no store
+ * keeps such text, a read, UPDATE or DELETE by it finds no row (an unknown id is the operation's 404 on both
+ * stores), and an INSERT of it is refused (UnstorableText). An UPDATE's new values are checked by update().
+ */
+const withNul = (statement: string): Promise<Row[]> => (/^\s*INSERT\b/i.test(statement) ? Promise.reject(new UnstorableText()) : Promise.resolve([]));
+
+function sqlTransaction({ sql: runOnEngine, forUpdate, violatedConstraint, balanceSlot = 0, send }: Engine): Transaction {
+  const sql: Sql = (statement, values) => (holdsNul(values) ? withNul(statement) : runOnEngine(statement, values));
   const run = async (statement: string, values?: readonly SqlValue[]) => void (await sql(statement, values));
   const all = async <T extends object>(table: Table<T>, statement: string, values?: readonly SqlValue[]) => (await sql(statement, values)).map((row) => table.read(row));
   const first = async <T extends object>(table: Table<T>, statement: string, values: readonly SqlValue[]) => (await all(table, statement, values))[0];
@@ -107,6 +118,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
   const guarded = (statement: string, values: readonly SqlValue[]) => sql(statement, values).catch((err: unknown) => Promise.reject(violation(err)));
   /** A write whose rows nobody reads: sent without waiting where the engine can (`send`), else run. */
   const write = async (statement: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => {
+    if (holdsNul(values)) throw new UnstorableText();
     if (send) return send(statement, values, translate);
     await sql(statement, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
   };
@@ -121,6 +133,7 @@ function sqlTransaction({ sql, forUpdate, violatedConstraint, balanceSlot = 0, s
   /** The row `where` picks (by `keys`: $1…) with the defined fields of `patch` written; a unique index's refusal as a ConstraintViolation. */
   const update = async <T extends object>(table: Table<T>, where: string, keys: SqlValue[], patch: NoInfer<Partial<T>>) => {
     const set = table.set(patch, keys.length + 1);
+    if (holdsNul(set.values)) throw new UnstorableText();
     const [row] = await guarded(set.sql ? `UPDATE ${table.name} SET ${set.sql} WHERE ${where} RETURNING *` : `SELECT * FROM ${table.name} WHERE ${where}`, [...keys, ...set.values]);
     return row && table.read(row);
   };

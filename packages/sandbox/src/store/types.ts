@@ -89,6 +89,16 @@ export class ConstraintViolation extends Error {
   }
 }
 
+/**
+ * A write of text holding U+0000 (NUL), which PostgreSQL's `text` cannot hold: neither store keeps it, so
+ * both answer alike (the request is refused; a lookup by such a value finds nothing, sql-transaction.ts).
+ */
+export class UnstorableText extends Error {
+  constructor() {
+    super('Text holding the NUL character (U+0000) cannot be stored: send it without.');
+  }
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Creates or upgrades the schema (idempotent; safe when several instances start together). */
