@@ -676,7 +676,7 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
       });
     });
 
-    describe('text holding U+0000 (QA: PostgreSQL refused it, a 500 on that store only)', () => {
+    describe('text holding U+0000 or an unpaired surrogate (QA: PostgreSQL refused NUL, a 500 on that store only)', () => {
       it('an id holding it names nothing: the operation\'s 404 (section 4, rule 2)', async () => {
         const { key } = await admin.org();
         expectError(await api('GET', '/v1/banking/transfers/trf_%00', { key }), 'banking_transfer_not_found');
@@ -694,6 +694,9 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(refused.body.error).toContain('U+0000');
         expect((await send(unique('ok'))).status).toBe(201);
         expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('rcp'), body: { rail: 'brl_pix', nickname: unique('p'), pixKey: 'x\u0000y' } }), 'invalid_request');
+        // Stored as UTF-8, an unpaired surrogate became U+FFFD: "x\uD800", "x\uDBFF" and "x\uFFFD" were one nickname.
+        for (const nickname of ['x\uD800', 'x\uDBFF']) expectError(await api('POST', '/v1/banking/recipients', { key, idem: unique('rcp'), body: { rail: 'usd_ach', nickname } }), 'invalid_request');
+        expect((await api('POST', '/v1/banking/recipients', { key, idem: unique('rcp'), body: { rail: 'usd_ach', nickname: 'x\uFFFD' } })).status).toBe(201);
         expect((await admin.send('POST', '/organizations', { body: { name: 'a\u0000b' } })).status).toBe(400);
         expect((await admin.send('POST', `/organizations/${org.id}/wallet-recipients`, { body: { nickname: 'w\u0000', destinationAddress: '0x52908400098527886E0F7030069857D2E4169EE7' } })).status).toBe(400);
         // A checkout product's body is stored as JSON, where the character is escaped: accepted, and replayed as sent.

@@ -93,18 +93,20 @@ export async function runTransaction<T>(fn: (tx: Transaction) => Promise<T>, eng
   }
 }
 
-const holdsNul = (values: readonly SqlValue[] = []): boolean =>
-  values.some((v) => (typeof v === 'string' ? v.includes('\0') : Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('\0'))));
+/** Text no store keeps as written: U+0000 (PostgreSQL's `text` refuses it) or an unpaired surrogate (UTF-8 has none: stored as U+FFFD). */
+const unstorableText = (v: unknown): boolean => typeof v === 'string' && (v.includes('\0') || !v.isWellFormed());
+const holdsUnstorable = (values: readonly SqlValue[] = []): boolean => values.some((v) => unstorableText(v) || (Array.isArray(v) && v.some(unstorableText)));
 
 /**
- * A statement with a parameter holding U+0000, which PostgreSQL's `text` refuses (QA: a 500): since no store
- * keeps such text, a read, UPDATE or DELETE by it finds no row (an unknown id is the operation's 404 on both
- * stores), and an INSERT of it is refused (UnstorableText). An UPDATE's new values are checked by update().
+ * A statement with a parameter holding text no store keeps (QA: PostgreSQL answered NUL with a 500; an
+ * unpaired surrogate became U+FFFD, so "x\uD800" and "x\uDBFF" were one nickname): since no stored text holds
+ * one, a read, UPDATE or DELETE by it finds no row (an unknown id is the operation's 404 on both stores), and
+ * an INSERT of it is refused (UnstorableText). An UPDATE's new values are checked by update().
  */
-const withNul = (statement: string): Promise<Row[]> => (/^\s*INSERT\b/i.test(statement) ? Promise.reject(new UnstorableText()) : Promise.resolve([]));
+const withUnstorable = (statement: string): Promise<Row[]> => (/^\s*INSERT\b/i.test(statement) ? Promise.reject(new UnstorableText()) : Promise.resolve([]));
 
 function sqlTransaction({ sql: runOnEngine, forUpdate, violatedConstraint, balanceSlot = 0, send }: Engine): Transaction {
-  const sql: Sql = (statement, values) => (holdsNul(values) ? withNul(statement) : runOnEngine(statement, values));
+  const sql: Sql = (statement, values) => (holdsUnstorable(values) ? withUnstorable(statement) : runOnEngine(statement, values));
   const run = async (statement: string, values?: readonly SqlValue[]) => void (await sql(statement, values));
   const all = async <T extends object>(table: Table<T>, statement: string, values?: readonly SqlValue[]) => (await sql(statement, values)).map((row) => table.read(row));
   const first = async <T extends object>(table: Table<T>, statement: string, values: readonly SqlValue[]) => (await all(table, statement, values))[0];
@@ -118,7 +120,7 @@ function sqlTransaction({ sql: runOnEngine, forUpdate, violatedConstraint, balan
   const guarded = (statement: string, values: readonly SqlValue[]) => sql(statement, values).catch((err: unknown) => Promise.reject(violation(err)));
   /** A write whose rows nobody reads: sent without waiting where the engine can (`send`), else run. */
   const write = async (statement: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => {
-    if (holdsNul(values)) throw new UnstorableText();
+    if (holdsUnstorable(values)) throw new UnstorableText();
     if (send) return send(statement, values, translate);
     await sql(statement, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
   };
@@ -133,7 +135,7 @@ function sqlTransaction({ sql: runOnEngine, forUpdate, violatedConstraint, balan
   /** The row `where` picks (by `keys`: $1…) with the defined fields of `patch` written; a unique index's refusal as a ConstraintViolation. */
   const update = async <T extends object>(table: Table<T>, where: string, keys: SqlValue[], patch: NoInfer<Partial<T>>) => {
     const set = table.set(patch, keys.length + 1);
-    if (holdsNul(set.values)) throw new UnstorableText();
+    if (holdsUnstorable(set.values)) throw new UnstorableText();
     const [row] = await guarded(set.sql ? `UPDATE ${table.name} SET ${set.sql} WHERE ${where} RETURNING *` : `SELECT * FROM ${table.name} WHERE ${where}`, [...keys, ...set.values]);
     return row && table.read(row);
   };

@@ -90,12 +90,13 @@ export class ConstraintViolation extends Error {
 }
 
 /**
- * A write of text holding U+0000 (NUL), which PostgreSQL's `text` cannot hold: neither store keeps it, so
- * both answer alike (the request is refused; a lookup by such a value finds nothing, sql-transaction.ts).
+ * A write of text no store keeps as written: U+0000 (PostgreSQL's `text` cannot hold it) or an unpaired
+ * surrogate (not Unicode text; UTF-8 storage turns it into U+FFFD). Neither store keeps it, so both answer
+ * alike: the request is refused, and a lookup by such a value finds nothing (sql-transaction.ts).
  */
 export class UnstorableText extends Error {
   constructor() {
-    super('Text holding the NUL character (U+0000) cannot be stored: send it without.');
+    super('Text holding the NUL character (U+0000) or an unpaired surrogate (\\uD800–\\uDFFF alone) cannot be stored: send it without.');
   }
 }
 

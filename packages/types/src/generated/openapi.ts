@@ -206,12 +206,12 @@ export type components = {
         };
         /**
          * Nickname
-         * @description Unique among the organization's active external recipients (`409 recipient_nickname_already_exists` otherwise). Nicknames are compared exactly as sent, letter case and spaces included (assumed: the document does not say how they compare). A nickname holding the NUL character (U+0000) is refused with `400 invalid_request` (assumed: the document gives no character rule, and the sandbox's PostgreSQL store cannot hold it).
+         * @description Unique among the organization's active external recipients (`409 recipient_nickname_already_exists` otherwise). Nicknames are compared exactly as sent, letter case and spaces included (assumed: the document does not say how they compare). A nickname holding the NUL character (U+0000) or an unpaired surrogate (a `\uD800`–`\uDFFF` escape alone, not Unicode text) is refused with `400 invalid_request` (assumed: the document gives no character rule; PostgreSQL cannot hold NUL, and UTF-8 has no unpaired surrogate).
          */
         Nickname: string;
         /**
          * PixKey
-         * @description The recipient's PIX key. Within an organization, at most one recipient holds a PIX key, active or not (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed; the document says "a recipient with the same PIX key exists" and names no scope: the organization's is assumed). Keys are compared exactly as sent, letter case included (assumed: the document does not say how they compare). Only a PIX recipient holds one: on another rail the field is not kept. A key holding the NUL character (U+0000) is refused with `400 invalid_request` (assumed: the document gives no character rule, and the sandbox's PostgreSQL store cannot hold it).
+         * @description The recipient's PIX key. Within an organization, at most one recipient holds a PIX key, active or not (`409 recipient_already_exists`, unless the same Idempotency-Key is replayed; the document says "a recipient with the same PIX key exists" and names no scope: the organization's is assumed). Keys are compared exactly as sent, letter case included (assumed: the document does not say how they compare). Only a PIX recipient holds one: on another rail the field is not kept. A key holding the NUL character (U+0000) or an unpaired surrogate (a `\uD800`–`\uDFFF` escape alone, not Unicode text) is refused with `400 invalid_request` (assumed: the document gives no character rule; PostgreSQL cannot hold NUL, and UTF-8 has no unpaired surrogate).
          */
         PixKey: string;
         /**
