@@ -158,10 +158,15 @@ const NOT_HTTP: [number, string, string, string] = [400, 'Bad Request', 'invalid
 /**
  * Node's answer to a request it refuses before any handler runs (server 'clientError'), in the shared error
  * body instead of Node's bare one: headers over its limit get 431, a request too slow to arrive 408, anything
- * else that is not HTTP 400. A connection already reset gets nothing.
+ * else that is not HTTP 400. A connection already reset gets nothing. Answers leave in the order of the
+ * requests (RFC 9112, 9.3.2): when the bad bytes follow a request still being served on the connection, its
+ * answer goes first (QA: a transfer was made and its 201 lost to this 400, which tells a client nothing was done).
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // The answer Node is writing to this socket, if any (pipelined answers after it are attached in turn).
+  const serving = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (serving && !serving.writableFinished) return void serving.once('finish', () => setImmediate(() => answerClientError(err, socket)));
   const [status, reason, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? NOT_HTTP;
   const body = JSON.stringify({ error: message, code, requestId: randomUUID() });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
