@@ -639,6 +639,29 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect(JSON.parse(reply.text)).toHaveProperty('balances');
       });
 
+      it('a body nested deeper than 100 levels is 400 invalid_request, saying so (edge QA: 2,275 levels were a 500)', async () => {
+        const { key } = await admin.org();
+        const nested = (levels: number) => `{"x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+        const product = (text: string) => rawCall(sandbox.url, 'POST', '/v1/checkout/products', { 'x-api-key': key, 'idempotency-key': unique('nested'), 'content-type': 'application/json' }, text);
+        expect((await product(nested(100))).status).toBe(201);
+        for (const levels of [101, 2_275, 10_000]) {
+          const reply = await product(nested(levels));
+          expect(reply.status, reply.text).toBe(400);
+          expect(JSON.parse(reply.text)).toMatchObject({ code: 'invalid_request', error: 'Request body is nested deeper than 100 levels.' });
+        }
+        // Brackets inside a string are text, not levels.
+        expect((await product(JSON.stringify({ name: '['.repeat(500) }))).status).toBe(201);
+      });
+
+      it('a body that is not an object is told so, not a rule it breaks vacuously (edge QA: pricing_conflict for null)', async () => {
+        const { key } = await admin.org();
+        for (const text of ['null', '[]', '"str"', '1']) {
+          const reply = await rawCall(sandbox.url, 'POST', '/v1/checkout/sessions', { 'x-api-key': key, 'idempotency-key': unique('not-object'), 'content-type': 'application/json' }, text);
+          expect(reply.status, text).toBe(400);
+          expect(JSON.parse(reply.text), text).toMatchObject({ code: 'invalid_request', error: 'Request body (root) must be object.' });
+        }
+      });
+
       it('every error carries a fresh requestId', async () => {
         const ids = new Set<string>();
         for (let i = 0; i < 5; i++) ids.add((await api('GET', '/v1/banking/balance')).body.requestId);

@@ -16,6 +16,7 @@
 // transaction that no answer waits for; reads never show more than `cap`, and count what they leave out as
 // dropped, so the bound a reader sees is exact whenever the trim runs.
 import type { OperationContract } from '../contract.ts';
+import { nestedTooDeep } from '../body-validation.ts';
 import { paymentIdentity, type JournalEntry } from '../audit/journal.ts';
 import { utf8Text } from '../http.ts';
 import { logProblem } from '../problems.ts';
@@ -69,7 +70,7 @@ export function journalEntry(request: JournaledRequest, answer: JournaledAnswer)
 /** The parsed JSON of a body that was not validated (a refused request), or undefined. */
 export function parseLoosely(raw: Buffer): unknown {
   const text = raw.length ? utf8Text(raw) : undefined;
-  if (text === undefined) return undefined;
+  if (text === undefined || nestedTooDeep(text)) return undefined; // too deep for the entry's canonical form
   try {
     return JSON.parse(text);
   } catch {

@@ -2,7 +2,7 @@
 // spec's schemas (Ajv), each violation answered with the field's x-error-code or invalid_request.
 import type { IncomingMessage } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
-import { readJson } from '../body-validation.ts';
+import { MAX_JSON_DEPTH, nestedTooDeep, readJson } from '../body-validation.ts';
 import { Failure } from '../failure.ts';
 import { utf8Text } from '../http.ts';
 
@@ -36,6 +36,7 @@ export function validateRequest(contract: Contract, req: IncomingMessage, op: Op
 function parseJson(raw: Buffer): unknown {
   const text = utf8Text(raw); // bytes that are not UTF-8 are refused, never stored as U+FFFD
   if (text === undefined) throw new Failure('invalid_request', 'Request body is not valid UTF-8.');
+  if (nestedTooDeep(text)) throw new Failure('invalid_request', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   try {
     return readJson(text);
   } catch {
