@@ -371,6 +371,20 @@ describe("Prism's request validation", () => {
     expect(await res.json()).toEqual(prismValidationExample.value);
   });
 
+  it('outlives a path that does not decode and a body nested 5,000 levels deep (edge QA: each ended the process)', async () => {
+    const { headers } = validRequest(transfer);
+    for (const path of ['/v1/banking/transfers/%ZZ', '/v1/banking/transfers/%FF']) {
+      const res = await fetch(`${prism.url}${path}`, { headers: { 'x-api-key': headers['x-api-key']! }, signal: AbortSignal.timeout(10_000) });
+      expect(res.status, path).toBeLessThan(500);
+    }
+    const deep = `{"x":${'['.repeat(5_000)}${']'.repeat(5_000)}}`;
+    const res = await fetch(`${prism.url}${validRequest(transfer).path}`, { method: 'POST', headers, body: deep, signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(prismValidationStatus(transfer));
+    expect(res.headers.get('sl-violations')).toMatch(/"location":\["request","body"\]/);
+    // Still serving.
+    expect((await send(validRequest(transfer))).status).toBe(successStatus(transfer));
+  });
+
   // Documented: a positive decimal with at most two decimal places, as a number or a string.
   it.each([
     { label: '37.45 as a number', amount: 37.45 },

@@ -4,7 +4,7 @@
 // JSON body (which plain Prism never answered) reaches it too; in front of a
 // server that breaks the contract, the answer is flagged (sl-violations), and with --errors a bad answer
 // becomes a 500 and a bad request never reaches the server. A wrong command line is one line, exit code 2.
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,39 @@ describe('in front of the sandbox', () => {
     expect(answer.status, answer.text).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({ code: 'invalid_request' });
     expect(await sandbox.store.transaction((tx) => tx.countTransfers(org.id))).toBe(0); // nothing reached the sandbox
+  });
+
+  it('outlives a path that does not decode and a body nested 5,000 levels deep, each answered by the sandbox (edge QA: each ended the process)', async () => {
+    const { key } = await adminOf(sandbox).org();
+    for (const path of ['/v1/banking/transfers/%ZZ', '/v1/banking/transfers/%FF']) {
+      const res = await fetch(`${mock.url}${path}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(10_000) });
+      expect(res.status, path).toBe(404);
+      expect((await res.json()) as object, path).toMatchObject({ code: 'banking_transfer_not_found' });
+    }
+    const deep = await fetch(`${mock.url}/v1/checkout/products`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'proxy-deep-body' },
+      body: `{"x":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(deep.status).toBe(400);
+    expect((await deep.json()) as object).toMatchObject({ code: 'invalid_request', error: 'Request body is nested deeper than 100 levels.' });
+    expect((await fetch(`${mock.url}/v1/banking/balance`, { headers: { 'x-api-key': key } })).status).toBe(200);
+  });
+
+  it('forwards a chunked request as one the server can read (edge QA: Transfer-Encoding and Content-Length both, a 400)', async () => {
+    const { key } = await adminOf(sandbox).org();
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${mock.url}/v1/checkout/products`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'proxy-chunked' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write('{"nam'); // no Content-Length: Node sends the body chunked
+      req.end('e":"Chunked"}');
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(JSON.parse(answer.text)).toMatchObject({ name: 'Chunked' });
   });
 
   it('passes a body on as it came: a number is never re-serialized (QA: 99999999999999.99 was created as …98, and 37.45000000000000001, refused by the sandbox, was forwarded as 37.45)', async () => {

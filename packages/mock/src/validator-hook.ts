@@ -16,11 +16,13 @@
 // now each parsed body's text is kept (RAW_JSON) and is what is sent, and a body that is not JSON is kept as its
 // text, so the mock answers it, the proxy forwards it, and an answer that is not JSON is passed on and flagged
 // instead of becoming Prism's 500. Third, an undocumented status is an error (test/mock/proxy.test.ts). Fourth,
-// a request with two Idempotency-Key headers gets the 400 the spec says the API answers it (ONE_KEY).
+// a request with two Idempotency-Key headers gets the 400 the spec says the API answers it, and a path or a body
+// that ended Prism's process is made safe first (BEFORE_PRISM, RAW_JSON).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { registerHooks } from 'node:module';
 import { useExactMultipleOf } from '@payments/spec/decimal';
+import { nestedTooDeep } from '@payments/spec/json-depth';
 
 const INSTALL = Symbol.for('@payments/mock: exact multipleOf');
 (globalThis as Record<symbol, unknown>)[INSTALL] = useExactMultipleOf;
@@ -35,6 +37,9 @@ const texts = new WeakMap<object, string>();
    * (a string value would be sent without its quotes).
    */
   parse(text: string): unknown {
+    // Too deep to parse safely (a 10 KB body of 5,000 levels ended Prism's process: edge QA): kept as text,
+    // flagged by the validator, answered by the server (the sandbox's 400).
+    if (nestedTooDeep(text)) return text;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -52,19 +57,36 @@ const texts = new WeakMap<object, string>();
 const raw = `globalThis[Symbol.for(${JSON.stringify(RAW_JSON.description)})]`;
 
 /**
- * A request with two Idempotency-Key headers is answered `400 invalid_request`, as the spec's Idempotency-Key
- * parameters say the API answers it. Node joins repeated headers into one value ("a, b") before Prism sees them:
- * the mock answered 201, and the proxy sent the joined value on as one key, which the client's plain retry would
- * not match (QA). The proxy cannot send the two headers on as they came, so neither mode lets it through.
+ * What happens to a request before Prism reads it (true: answered here).
+ * - A path Prism cannot decode (`%ZZ`, or `%FF`: not percent-encoded UTF-8) ended its process with an uncaught
+ *   URIError (edge QA). Its `%` signs become `%25`: Prism reads the path as the text it is, the mock answers it,
+ *   and the proxy forwards it so (a server that decodes it gets that same text; no id holds it).
+ * - A request with two Idempotency-Key headers is answered `400 invalid_request`, as the spec's Idempotency-Key
+ *   parameters say the API answers it. Node joins repeated headers into one value ("a, b") before Prism sees
+ *   them: the mock answered 201, and the proxy sent the joined value on as one key, which the client's plain
+ *   retry would not match (QA). The proxy cannot send the two headers on as they came, so neither mode lets it through.
  */
-const ONE_KEY = Symbol.for('@payments/mock: one Idempotency-Key');
-(globalThis as Record<symbol, unknown>)[ONE_KEY] = (request: IncomingMessage, reply: ServerResponse): boolean => {
+const BEFORE_PRISM = Symbol.for('@payments/mock: before Prism');
+(globalThis as Record<symbol, unknown>)[BEFORE_PRISM] = (request: IncomingMessage, reply: ServerResponse): boolean => {
+  request.url = decodablePath(request.url ?? '/');
   if ((request.headersDistinct['idempotency-key']?.length ?? 0) < 2) return false;
   request.resume(); // the body is not read: drained, so the connection stays usable
   const body = JSON.stringify({ error: 'Idempotency-Key header must be sent once.', code: 'invalid_request', requestId: randomUUID() });
   reply.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   return true;
 };
+
+/** `url` with the `%` signs of a path that does not decode written `%25` (the query as it is). */
+function decodablePath(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    return path.replace(/%/g, '%25') + (query === -1 ? '' : url.slice(query));
+  }
+}
 
 /** A change to one of Prism's modules as it loads: `replace` where `anchor` is; a module without it fails the start. */
 interface Patch {
@@ -82,8 +104,8 @@ const PATCHES: Patch[] = [
     // Before Prism reads anything of the request.
     target: '/@stoplight/prism-http-server/dist/server.js',
     anchor: 'const { url, method, headers } = request;',
-    replace: `if (globalThis[Symbol.for(${JSON.stringify(ONE_KEY.description)})](request, reply)) return;\n        const { url, method, headers } = request;`,
-    without: 'two Idempotency-Key headers become one key ("a, b")',
+    replace: `if (globalThis[Symbol.for(${JSON.stringify(BEFORE_PRISM.description)})](request, reply)) return;\n        const { url, method, headers } = request;`,
+    without: 'two Idempotency-Key headers become one key ("a, b"), and a path that does not decode ends the process',
   },
   {
     // Runs in utils.js, before its instances are made: each Ajv it creates gets the exact multipleOf.
@@ -111,6 +133,15 @@ const ajvInstances = {`,
     anchor: 'function serializeBody(body) {',
     replace: `function serializeBody(body) {\n    const text = ${raw}.textOf(body);\n    if (text !== undefined) return E.right(text);`,
     without: "a forwarded request's numbers may change (its body is re-serialized)",
+  },
+  {
+    // The forwarded request's framing is node-fetch's (the body with its own Content-Length): a client's
+    // Transfer-Encoding passed on beside it made a message the server must refuse (RFC 9112, 6.1; edge QA: every
+    // chunked request through the proxy was the sandbox's 400).
+    target: '/@stoplight/prism-http/dist/forwarder/index.js',
+    anchor: "(0, lodash_1.omit)(input.headers, ['host'])",
+    replace: "(0, lodash_1.omit)(input.headers, ['host', 'transfer-encoding', 'content-length'])",
+    without: 'a chunked request is forwarded with Transfer-Encoding and Content-Length both, which the server refuses',
   },
   {
     // The server's answer, parsed with its text kept; one that is not JSON is kept as its text (then flagged).

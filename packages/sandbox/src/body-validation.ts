@@ -37,30 +37,6 @@ export function bodyValidation(doc: OpenApiDocument, validator: SpecValidator): 
   };
 }
 
-/**
- * JSON nested deeper than this is refused (assumed: the document gives no bound; the spec's bodies nest two
- * levels, and 100 is Ruby's JSON default). Deeper values ran out of stack: at 2,275 levels (4.5 KB) the
- * journal's canonical form was a 500, at 2,500 the parser's reviver a "not valid JSON" (edge QA).
- */
-export const MAX_JSON_DEPTH = 100;
-
-/** Whether `text` opens more than MAX_JSON_DEPTH arrays or objects inside each other (strings skipped). */
-export function nestedTooDeep(text: string): boolean {
-  if (text.length <= 2 * MAX_JSON_DEPTH) return false; // too short to open that many levels: most bodies
-  let depth = 0;
-  for (let i = 0, inString = false; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_JSON_DEPTH) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
 /** Each JSON number no double holds exactly, as its plain decimal text, by the object and key it was read into (readJson). */
 const inexactNumbers = new WeakMap<object, Map<string, string>>();
 

@@ -164,9 +164,10 @@ const NOT_HTTP: [number, string, string, string] = [400, 'Bad Request', 'invalid
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  // The answer Node is writing to this socket, if any (pipelined answers after it are attached in turn).
+  // The answer Node is writing to this socket, if any (pipelined answers after it are attached in turn). Its
+  // request read whole, the bad bytes came after it; otherwise they are that request's (a body cut short).
   const serving = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (serving && !serving.writableFinished) return void serving.once('finish', () => setImmediate(() => answerClientError(err, socket)));
+  if (serving && !serving.writableFinished && serving.req.complete) return void serving.once('finish', () => setImmediate(() => answerClientError(err, socket)));
   const [status, reason, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? NOT_HTTP;
   const body = JSON.stringify({ error: message, code, requestId: randomUUID() });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);

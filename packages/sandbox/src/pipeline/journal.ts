@@ -16,7 +16,7 @@
 // transaction that no answer waits for; reads never show more than `cap`, and count what they leave out as
 // dropped, so the bound a reader sees is exact whenever the trim runs.
 import type { OperationContract } from '../contract.ts';
-import { nestedTooDeep } from '../body-validation.ts';
+import { nestedTooDeep } from '@payments/spec/json-depth';
 import { paymentIdentity, type JournalEntry } from '../audit/journal.ts';
 import { utf8Text } from '../http.ts';
 import { logProblem } from '../problems.ts';

@@ -2,7 +2,8 @@
 // spec's schemas (Ajv), each violation answered with the field's x-error-code or invalid_request.
 import type { IncomingMessage } from 'node:http';
 import type { Contract, OperationContract } from '../contract.ts';
-import { MAX_JSON_DEPTH, nestedTooDeep, readJson } from '../body-validation.ts';
+import { MAX_JSON_DEPTH, nestedTooDeep } from '@payments/spec/json-depth';
+import { readJson } from '../body-validation.ts';
 import { Failure } from '../failure.ts';
 import { utf8Text } from '../http.ts';
 
