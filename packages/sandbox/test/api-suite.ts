@@ -653,6 +653,21 @@ export function apiSuite(name: string, start: () => Promise<RunningSandbox>): vo
         expect((await product(JSON.stringify({ name: '['.repeat(500) }))).status).toBe(201);
       });
 
+      it('a body of another media type or compressed is 400 invalid_request saying so (edge QA: application/jsonx passed, gzip was "not UTF-8")', async () => {
+        const { key } = await admin.org();
+        const product = (headers: Record<string, string>) => rawCall(sandbox.url, 'POST', '/v1/checkout/products', { 'x-api-key': key, 'idempotency-key': unique('media'), ...headers }, '{"name":"Media"}');
+        for (const type of ['application/jsonx', 'application/json-seq', 'application/vnd.api+json']) {
+          const reply = await product({ 'content-type': type });
+          expect(reply.status, type).toBe(400);
+          expect(JSON.parse(reply.text), type).toMatchObject({ code: 'invalid_request', error: 'Request body must be JSON (content-type: application/json).' });
+        }
+        for (const type of ['application/json; charset=utf-8', 'APPLICATION/JSON']) expect((await product({ 'content-type': type })).status, type).toBe(201);
+        const gzip = await product({ 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        expect(gzip.status).toBe(400);
+        expect(JSON.parse(gzip.text)).toMatchObject({ code: 'invalid_request', error: 'Content-Encoding gzip is not supported: send the body uncompressed.' });
+        expect((await product({ 'content-type': 'application/json', 'content-encoding': 'identity' })).status).toBe(201);
+      });
+
       it('a body that is not an object is told so, not a rule it breaks vacuously (edge QA: pricing_conflict for null)', async () => {
         const { key } = await admin.org();
         for (const text of ['null', '[]', '"str"', '1']) {

@@ -22,9 +22,13 @@ export function validateRequest(contract: Contract, req: IncomingMessage, op: Op
     if (!op.idempotencyKey(key)) throw new Failure('invalid_request', 'Idempotency-Key header is malformed.');
   }
   if (!op.validateBody) return {};
-  if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+  // The media type itself, parameters aside (edge QA: `application/jsonx` passed a prefix match).
+  if (String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
     throw new Failure('invalid_request', 'Request body must be JSON (content-type: application/json).');
   }
+  // A compressed body was read as its bytes: "not valid UTF-8" (edge QA). The document names no compression.
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') throw new Failure('invalid_request', `Content-Encoding ${encoding} is not supported: send the body uncompressed.`);
   const body = parseJson(raw);
   if (!op.validateBody(body)) {
     const { code, errors } = contract.bodyRefusal(op, body, [...(op.validateBody.errors ?? [])]);
