@@ -120,8 +120,10 @@ function sqlTransaction({ sql: runOnEngine, forUpdate, violatedConstraint, balan
   const guarded = (statement: string, values: readonly SqlValue[]) => sql(statement, values).catch((err: unknown) => Promise.reject(violation(err)));
   /** A write whose rows nobody reads: sent without waiting where the engine can (`send`), else run. */
   const write = async (statement: string, values: readonly SqlValue[], translate?: (err: unknown) => unknown) => {
-    if (holdsUnstorable(values)) throw new UnstorableText();
-    if (send) return send(statement, values, translate);
+    if (send) {
+      if (holdsUnstorable(values)) throw new UnstorableText(); // sql() checks the statements it runs itself
+      return send(statement, values, translate);
+    }
     await sql(statement, values).catch((err: unknown) => Promise.reject(translate ? translate(err) : err));
   };
   /** Adds `cents` (may be negative) to the organization's running total of debits in `currency`. */
