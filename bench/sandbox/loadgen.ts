@@ -8,6 +8,7 @@
 // errors, and by a hard limit on the whole run. It exits when its parent goes away.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuMsOf, machineCpuMs, treeCpuMsOf } from '../lib/proc.ts';
 import { answer } from '../lib/service.ts';
 import type { LoadResult, LoadSpec } from './ops.ts';
@@ -100,6 +101,10 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   let exhausted = false;
   let stop = false;
   let sequence = 0;
+  // Open loop (spec.ratePerSecond): the n-th request is due at started + n × interval, whichever connection takes it.
+  const interval = spec.ratePerSecond ? 1000 / spec.ratePerSecond : 0;
+  let due = 0;
+  const nextDue = (): number | undefined => (interval ? started + interval * due++ : undefined);
 
   // CPU over the window: ours (process.cpuUsage), the server's and the database's (/proc), read when the
   // window opens/closes. The server's per process (one that is not there at both readings counts 0); the
@@ -123,6 +128,9 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
 
   async function loop(send: Send): Promise<void> {
     while (!stop) {
+      const dueAt = nextDue();
+      const early = dueAt !== undefined && dueAt > performance.now();
+      if (early) await sleep(dueAt - performance.now());
       const now = performance.now();
       if (now >= windowEnd || now >= hardStop) return;
       if (countMode && sent >= spec.maxRequests!) return;
@@ -144,6 +152,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
         continue;
       }
       const t1 = performance.now();
+      const from = dueAt === undefined || early ? t0 : dueAt; // late: every connection was busy when it was due
       if (
         reply.status !== spec.expectStatus ||
         (spec.expectText !== undefined && !reply.text.includes(spec.expectText)) ||
@@ -159,7 +168,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
           grown.set(latencies);
           latencies = grown;
         }
-        latencies[measured++] = t1 - t0;
+        latencies[measured++] = t1 - from;
       }
     }
   }

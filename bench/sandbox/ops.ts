@@ -81,6 +81,13 @@ export interface LoadSpec {
   /** …and echo its own Idempotency-Key (a created transfer carries it), when true. */
   expectEcho?: boolean;
   requestTimeoutMs: number;
+  /**
+   * Open loop: requests are due at this rate, evenly spaced from the start, instead of each connection sending
+   * its next as soon as its answer is read. A request that leaves late because every connection was busy
+   * counts its latency from when it was due (no coordinated omission); one that waited for its time, from
+   * when it was sent.
+   */
+  ratePerSecond?: number;
   /** Processes whose CPU time is read (from /proc) at the start and end of the window: the server's. */
   serverPids: number[];
   /** The database server's parent process (PostgreSQL's postmaster): its whole tree's CPU time is read the same way (treeCpuMsOf). */

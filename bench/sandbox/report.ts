@@ -348,3 +348,29 @@ export function memoryTable(rows: MemoryRow[]): string {
     ['left', 'left'],
   );
 }
+
+/** The operations the latency targets name, measured again below saturation (--open-loop). */
+export const OPEN_LOOP_OPS: readonly OpId[] = ['balance', 'transfer-uuid', 'transfer-replay'];
+
+/**
+ * Each open-loop row (run.ts, --open-loop F): the rate asked (F × the row's median rate in the rounds) and
+ * answered, and its latencies (medians over its blocks), beside the same row's closed-loop p99 from the rounds.
+ */
+export function openLoopTable(rows: Rows, openLoop: Rows, share: number): string {
+  const out: string[][] = [];
+  for (const [key, results] of openLoop) {
+    const [op, server] = key.split('|') as [OpId, ServerId];
+    out.push([
+      opLabel[op],
+      server,
+      fmtRps(share * medianRps(rows, op, server)),
+      fmtRps(median(pick(results, (r) => r.rps))),
+      fmtMs(median(pick(results, (r) => r.p50))),
+      fmtMs(median(pick(results, (r) => r.p90))),
+      fmtMs(median(pick(results, (r) => r.p99))),
+      fmtMs(median(pick(rows.get(key) ?? [], (r) => r.p99))),
+      fmtPct(median(pick(results, (r) => r.serverCpu))),
+    ]);
+  }
+  return table(['operation', 'server', 'req/s asked', 'req/s answered', 'p50 ms', 'p90 ms', 'p99 ms', 'closed-loop p99 ms (the rounds)', 'server CPU'], out, ['left', 'left']);
+}

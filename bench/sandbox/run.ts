@@ -20,7 +20,8 @@
 // --warmup-block-ms N (one unmeasured block per contender before round 1), --concurrency N (32), --client
 // raw|http (the load generator's HTTP client: raw-http.ts, default, or node:http's), --wait-quiet-s N (wait up
 // to N s before starting for other processes to leave the CPUs idle; the wait is outside --budget-s),
-// --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
+// --open-loop F (after the rounds, the latency targets' operations on each sandbox again, open loop: requests due at F ×
+// the row's median rate, a table of their latencies below saturation; informational), --transfers N (1000000), --profile auto|on|off (CPU profiles of the sandbox under load; auto = when a
 // throughput verdict FAILs), --profile-ms N, --keep-profiles DIR (the .cpuprofile files are kept there, for
 // Chrome DevTools' Performance panel or VS Code; otherwise only their summary is printed), --candidate path/to/sandbox.ts (a scratch copy of the sandbox,
 // measured as one more server, embedded; with --candidate-postgres also on PostgreSQL, a database of its
@@ -63,6 +64,8 @@ import {
   legend,
   medianRps,
   memoryTable,
+  OPEN_LOOP_OPS,
+  openLoopTable,
   postgresVerdict,
   rowKey,
   TARGETS,
@@ -104,6 +107,7 @@ const { values: args } = parseArgs({
     log: { type: 'boolean', default: false },
     'budget-s': { type: 'string' },
     'wait-quiet-s': { type: 'string', default: '0' },
+    'open-loop': { type: 'string' },
     strict: { type: 'boolean', default: false },
   },
   allowPositionals: false,
@@ -134,6 +138,9 @@ const pgPool = args['pg-pool'] === undefined ? undefined : positive('pg-pool', a
 const candidate = args.candidate ? resolve(args.candidate) : undefined;
 if (candidate && !existsSync(candidate)) throw new Error(`--candidate ${candidate} does not exist`);
 
+const openLoopShare = args['open-loop'] === undefined ? undefined : Number(args['open-loop']);
+if (openLoopShare !== undefined && !(openLoopShare > 0 && openLoopShare <= 1)) throw new Error('--open-loop must be a share of the measured rate, above 0 and at most 1 (e.g. 0.5)');
+const OPEN_LOOP_BLOCKS = 3;
 const waitQuietMs = Number(args['wait-quiet-s']) * 1000;
 if (!Number.isFinite(waitQuietMs) || waitQuietMs < 0) throw new Error('--wait-quiet-s must be a number of seconds');
 
@@ -325,7 +332,10 @@ let loadgen: Service<{ type: 'ready' }>;
 const fastest = new Map<string, number>();
 let blockSeq = 0;
 
-async function specFor(target: Target, op: OpId, window: { warmupMs: number; durationMs: number; maxRequests?: number }): Promise<LoadSpec> {
+/** A block's timing: a warm-up and a measured window, or a request count; open loop at `ratePerSecond` when given. */
+type Window = { warmupMs: number; durationMs: number; maxRequests?: number; ratePerSecond?: number };
+
+async function specFor(target: Target, op: OpId, window: Window): Promise<LoadSpec> {
   const sandbox = target.sandbox;
   let keys = [FOREIGN_KEY];
   let budgets = [Number.MAX_SAFE_INTEGER];
@@ -353,6 +363,7 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
     warmupMs: window.warmupMs,
     durationMs: window.durationMs,
     ...(window.maxRequests === undefined ? {} : { maxRequests: window.maxRequests, limitMs: Math.max(10_000, deadline - performance.now()) }),
+    ...(window.ratePerSecond === undefined ? {} : { ratePerSecond: window.ratePerSecond }),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     serverPids: [target.pid, ...childrenOf(target.pid), ...(target.morePids ?? [])],
     ...dbParentOf(target),
@@ -391,7 +402,7 @@ async function specFor(target: Target, op: OpId, window: { warmupMs: number; dur
 /** This harness's own CPU over the last load run (% of one core): Prism's request log comes through it. */
 let harnessCpu = 0;
 
-async function loadRun(target: Target, op: OpId, window: { warmupMs: number; durationMs: number; maxRequests?: number }): Promise<LoadResult> {
+async function loadRun(target: Target, op: OpId, window: Window): Promise<LoadResult> {
   const spec = await specFor(target, op, window);
   const limit = window.maxRequests === undefined ? window.warmupMs + window.durationMs + REQUEST_TIMEOUT_MS + 30_000 : (spec.limitMs ?? 0) + REQUEST_TIMEOUT_MS + 30_000;
   const cpu0 = process.cpuUsage();
@@ -623,6 +634,21 @@ try {
   progress(`${contenders.length} blocks per round, ${rounds} rounds`);
   await runRounds(contenders, { rounds, calls: 1, warmupCalls: 1, deadline, progress });
 
+  // Latency below saturation (--open-loop F): the latency targets' operations on each sandbox, requests due at
+  // F × the row's median rate of the rounds, so a request's time is its own work and not the queue of 32.
+  const openLoop: Rows = new Map();
+  for (const t of openLoopShare === undefined ? [] : targets.filter((x) => x.sandbox)) {
+    for (const op of OPEN_LOOP_OPS) {
+      const rate = Math.round(openLoopShare! * medianRps(rows, op, t.id));
+      if (!(rate > 0) || performance.now() > deadline - PROFILE_RESERVE_MS) continue;
+      for (let block = 1; block <= OPEN_LOOP_BLOCKS; block++) {
+        const r = await loadRun(t, op, { warmupMs, durationMs, ratePerSecond: rate });
+        openLoop.set(rowKey(op, t.id), [...(openLoop.get(rowKey(op, t.id)) ?? []), r]);
+        progress(`open loop ${block}/${OPEN_LOOP_BLOCKS} · ${op.padEnd(15)} · ${t.id.padEnd(16)} at ${rate.toLocaleString('en-US')} req/s asked: ${describe(r)}`);
+      }
+    }
+  }
+
   for (const t of targets) if (t.sandbox) memory.push(await snapshot(t, `after the rounds (${t.sandbox.transfers.toLocaleString('en-US')} transfers)`));
 
   // Memory after N transfers: the embedded sandbox first (its verdict), then PostgreSQL within the budget.
@@ -667,6 +693,9 @@ try {
   }
   if (sqliteLimits) {
     out(`\nThe embedded store's limits, same run: node:sqlite alone with the statements one request runs (recorded from the real sandbox; one thread, ${concurrency} requests per COMMIT, the store's file settings; without the journal's trim and the cached caller lookup), node:http alone (the bare server), and the rest, the sandbox's own JavaScript; each target's req/s as CPU µs per request at one core (the sandbox is one thread), and what that leaves the rest (sqlite-ceiling.ts)\n\n${sqliteCeilingTable(rows, sqliteLimits)}\n`);
+  }
+  if (openLoop.size) {
+    out(`\nLatency below saturation (--open-loop ${openLoopShare}): requests due at ${openLoopShare} × the row's median req/s of the rounds, evenly spaced, over the same ${concurrency} connections; a request that left late because every connection was busy counts from when it was due (no coordinated omission); ${OPEN_LOOP_BLOCKS} blocks each, medians. Informational: the targets' p99s are read in the rounds (closed loop), where 32 connections make the mean latency 32 ÷ req/s\n\n${openLoopTable(rows, openLoop, openLoopShare!)}\n`);
   }
   out(`\nMemory of the server processes (VmRSS from /proc/<pid>/status; JS heap from the process itself over IPC)\n\n${memoryTable(memory)}\n`);
   for (const [id, r] of reached) {
