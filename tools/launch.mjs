@@ -5,6 +5,7 @@
 // is installed yet when it starts.
 //
 //   node tools/launch.mjs <task> [args...]      task = a file in tools/tasks/<task>.ts
+//   node tools/launch.mjs <file.ts> [args...]   any TypeScript file of the repository (a package's CLI), the same way
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -88,9 +89,12 @@ const [task, ...given] = process.argv.slice(2);
 // `node tools/launch.mjs release -- --dry-run` means what `npm run release -- --dry-run` means: npm drops
 // that `--`, and so does the launcher, so a task's options reach it either way.
 const args = given[0] === '--' ? given.slice(1) : given;
-if (!task) fail('usage: node tools/launch.mjs <task> [args...]');
-const taskFile = join(root, 'tools', 'tasks', `${task}.ts`);
-if (!existsSync(taskFile)) fail(`unknown task "${task}" (no tools/tasks/${task}.ts)`);
+if (!task) fail('usage: node tools/launch.mjs <task | path/to/file.ts> [args...]');
+// A .ts file runs as a task does, under Node 24: the commands npm start prints and the README's
+// `node tools/launch.mjs packages/…/cli.ts` rows work from a shell whose node is the machine's Node 20.
+const isFile = task.endsWith('.ts');
+const taskFile = isFile ? resolve(task) : join(root, 'tools', 'tasks', `${task}.ts`);
+if (!existsSync(taskFile)) fail(isFile ? `no such file: ${task}` : `unknown task "${task}" (no tools/tasks/${task}.ts)`);
 
 const env = toolchainEnv();
 ensureWorkspace(env);

@@ -36,13 +36,14 @@ const mutations: Mutation[] = [
       ex.terms = ex.authorized_user_terms_required;
       delete ex.authorized_user_terms_required;
     },
-    expect: /error-response-examples-per-code/,
+    // Named where it is: the operation, the status and the example (it was line 1:1 with no path).
+    expect: /error-response-examples-per-code {2}POST \/v1\/cards 409: example "terms" has code "authorized_user_terms_required"; name it by its code {2}paths\.\/v1\/cards\.post\.responses\[409\]\.content\.application\/json\.examples/,
   },
   {
     name: 'an error response without the shared error schema',
     file: 'paths/v1_cards.yaml',
     change: (y) => (y.post.responses['409'].content['application/json'].schema = { type: 'object', additionalProperties: true }),
-    expect: /error-responses-use-shared-schema/,
+    expect: /error-responses-use-shared-schema  an error response is the shared error body [^\n]*paths\.\/v1\/cards\.post\.responses\[409\]/,
   },
   {
     name: 'an operationId that is not camelCase',

@@ -29,7 +29,7 @@ describe('the docs speak to users of the installed packages too', () => {
     const retry = SCENARIOS.find((s) => s.name === 'retry-503')!;
     const [first, second] = retry.command!.split('\n');
     expect(first).toMatch(/^npx payments-sandbox admin --url \{baseUrl\} --token <admin token> fault add --operation createTransfer --kind unavailable --count 1 --resolution completed$/);
-    expect(second).toContain('node packages/sandbox/src/cli.ts --url {baseUrl}');
+    expect(second).toContain('node tools/launch.mjs packages/sandbox/src/cli.ts --url {baseUrl}');
     expect(retry.steps.join(' ')).toContain('npx payments-sandbox');
     expect(retry.steps.join(' ')).not.toContain('that npm start printed');
   });

@@ -76,7 +76,7 @@ export function testValuesMarkdown(): string {
     '',
     `**Try it** (from the docs the sandbox serves at \`/docs/\`: \`npx payments-sandbox\`, or \`npm start\` in the repository): [send a transfer, then send it again with the same key](#try/${SCENARIOS[0]!.name}) · [schedule a 503 and retry with the same key](#try/${SCENARIOS[1]!.name}).`,
     '',
-    'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `npx payments-sandbox admin --help` (in the repository: `node packages/sandbox/src/cli.ts --help`, and the admin API in `openapi-admin/`).',
+    'Everything else a dashboard does (product flags, API keys, wallet recipients, card terms, checkout PIX, final transfer statuses) and fault injection (temporary 503, pending review, the edge\'s 502/504, a connection dropped after commit, provider rate limiting) are admin operations: see `npx payments-sandbox admin --help` (in the repository: `node tools/launch.mjs packages/sandbox/src/cli.ts --help`, and the admin API in `openapi-admin/`).',
   ].join('\n');
 }
 
@@ -109,7 +109,7 @@ export const SCENARIOS: ConsoleScenario[] = [
       'Send: 503 temporarily_unavailable. The attempt stays unresolved under this Idempotency-Key.',
       'Send again with the same key (a client waits at least 60 seconds first; the sandbox does not make you wait): 201 with the transfer, the attempt resolved.',
     ],
-    command: `npx payments-sandbox admin --url {baseUrl} --token <admin token> ${FAULT_503}\n# in a clone of the repository (npm start): node packages/sandbox/src/cli.ts --url {baseUrl} --token <admin token> ${FAULT_503}`,
+    command: `npx payments-sandbox admin --url {baseUrl} --token <admin token> ${FAULT_503}\n# in a clone of the repository (npm start): node tools/launch.mjs packages/sandbox/src/cli.ts --url {baseUrl} --token <admin token> ${FAULT_503}`,
   },
 ];
 

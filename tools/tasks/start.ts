@@ -40,7 +40,7 @@ await main(async () => {
     }),
   );
   if (served.portFellBack) log(`  port ${wanted} is busy: using ${served.sandbox.port} instead`);
-  process.stdout.write(banner(served, 'node packages/sandbox/src/cli.ts'));
+  process.stdout.write(banner(served, 'node tools/launch.mjs packages/sandbox/src/cli.ts')); // works under the machine's Node 20 too
 
   const reason = await stop.until([]); // the sandbox runs in this process, until a signal
   await step('stop the sandbox', () => served.close());

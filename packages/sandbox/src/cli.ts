@@ -1,4 +1,4 @@
-// The sandbox's admin CLI: `node packages/sandbox/src/cli.ts <command> [options]`, one command per admin
+// The sandbox's admin CLI: `node tools/launch.mjs packages/sandbox/src/cli.ts <command> [options]`, one command per admin
 // operation (the table is cli-commands.ts). Node built-ins only. Prints the response's JSON on stdout (indented
 // on a terminal, one line otherwise); a failure is one line on stderr and a non-zero exit code (2: the command
 // line is wrong, 1: the request failed).
@@ -9,7 +9,7 @@ export { COMMANDS, UsageError } from './cli-commands.ts';
 export type { AdminRequest, Command } from './cli-commands.ts';
 
 // How the help names this CLI: the repository's path, or `payments-sandbox admin` from the package (Io.prog).
-let PROG = 'node packages/sandbox/src/cli.ts';
+let PROG = 'node tools/launch.mjs packages/sandbox/src/cli.ts';
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 const TIMEOUT_MS = 30_000;
 

@@ -1,4 +1,4 @@
-// The sandbox as a command: `node packages/sandbox/src/main.ts` (npm start runs it in-process instead).
+// The sandbox as a command: `node tools/launch.mjs packages/sandbox/src/main.ts` (npm start runs it in-process instead).
 // Configuration by environment: PORT (8080), HOST (127.0.0.1), DATABASE_URL (PostgreSQL; else node:sqlite),
 // SANDBOX_DB (the sqlite file, default .sandbox-data/sandbox.db; `:memory:` for none), SANDBOX_ADMIN_TOKEN
 // (generated and printed when not set), SANDBOX_JOURNAL_CAP (traffic journal entries kept per organization,
@@ -7,6 +7,19 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { jsonLogger } from './http.ts';
 import { startSandbox } from './sandbox.ts';
+
+// Configured by environment only: an argument is a mistake (`--help` included), and starting anyway would hide it.
+const args = process.argv.slice(2);
+if (args.length) {
+  const help = args.every((a) => a === '--help' || a === '-h');
+  (help ? process.stdout : process.stderr).write(
+    `${help ? '' : `unexpected argument ${JSON.stringify(args.find((a) => a !== '--help' && a !== '-h') ?? args[0])}: `}` +
+      'usage: [PORT=8080] [HOST=127.0.0.1] [DATABASE_URL=postgres://…] [SANDBOX_DB=.sandbox-data/sandbox.db | :memory:] [SANDBOX_ADMIN_TOKEN=…] [SANDBOX_JOURNAL_CAP=10000] node tools/launch.mjs packages/sandbox/src/main.ts\n' +
+      'The sandbox alone, configured by environment (no arguments): PostgreSQL when DATABASE_URL is set, else node:sqlite on SANDBOX_DB.\n' +
+      'The installed command takes options instead: npx payments-sandbox --help.\n',
+  );
+  process.exit(help ? 0 : 2);
+}
 
 const file = process.env.SANDBOX_DB ?? '.sandbox-data/sandbox.db';
 if (!process.env.DATABASE_URL && file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

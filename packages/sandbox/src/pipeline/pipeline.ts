@@ -48,13 +48,17 @@ interface Pipeline {
   admin: SandboxOptions['admin'];
 }
 
+/** What a spec operation without a handler is told: where its handler goes (npm run build checks it too). */
+export const missingHandler = (operationId: string) =>
+  `the sandbox has no handler for ${operationId}: write it in packages/sandbox/src/operations/<product>.ts and add it to the handlers of packages/sandbox/src/operations/index.ts (README, "Changing the contract")`;
+
 export function createSandbox(options: SandboxOptions): {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Waits for the journal's batches and trims under way: call it before closing the store. */
   drain: () => Promise<void>;
 } {
   for (const op of options.contract.operations) {
-    if (!handlers[op.operationId]) throw new Error(`the sandbox has no handler for ${op.operationId}`);
+    if (!handlers[op.operationId]) throw new Error(missingHandler(op.operationId));
   }
   const pipeline: Pipeline = {
     store: options.store,
