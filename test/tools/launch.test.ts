@@ -29,3 +29,34 @@ describe('tools/launch.mjs options', () => {
     expect(run.output).not.toMatch(/\n\s+at /); // no stack frames
   });
 });
+
+describe('tools/launch.mjs <file.ts>', () => {
+  // The machine's own Node (20 on these machines) cannot run TypeScript: the commands npm start prints, and the
+  // README's `packages/…/*.ts` rows, go through the launcher, which runs the file under Node 24 (new-contributor QA).
+  const machineNode = spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  const node = machineNode ? '/usr/bin/node' : process.execPath;
+  const launchWith = (...args: string[]) => {
+    const env = { ...process.env, PATH: `/usr/bin:/bin` }; // no Node 24 on PATH, as in a new contributor's shell
+    const run = spawnSync(node, [join(root, 'tools', 'launch.mjs'), ...args], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+    return { status: run.status, output: `${run.stdout}${run.stderr}` };
+  };
+
+  it(`runs a package's CLI under Node 24 (from ${machineNode ?? 'this Node'})`, () => {
+    const run = launchWith('packages/sandbox/src/cli.ts', '--help');
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain('usage: node tools/launch.mjs packages/sandbox/src/cli.ts <command> [options]');
+  });
+
+  it('the sandbox alone answers --help with its usage instead of starting', () => {
+    const run = launchWith('packages/sandbox/src/main.ts', '--help');
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain('The sandbox alone, configured by environment');
+    expect(run.output).not.toContain('listening');
+  });
+
+  it('names a file that is not there', () => {
+    const run = launchWith('packages/no-such-file.ts');
+    expect(run.status).toBe(1);
+    expect(run.output).toContain('no such file: packages/no-such-file.ts');
+  });
+});
