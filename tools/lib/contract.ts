@@ -9,7 +9,8 @@ import { writePrismDocument } from './prism-document.ts';
 import { runTool, step, StepError } from './steps.ts';
 
 export function redoclyLint(source = specSource): Promise<string> {
-  return runTool('redocly lint (source)', bin('redocly'), ['lint', source, '--format=stylish']);
+  // Named by its file: the workflows lint several, one step each.
+  return runTool(`redocly lint ${source === specSource ? '(source)' : relative(root, source)}`, bin('redocly'), ['lint', source, '--format=stylish']);
 }
 
 export async function bundle(source = specSource, outYaml = bundledYaml, outJson = bundledJson): Promise<void> {

@@ -8,7 +8,8 @@
 //   --changeset-dir DIR       pending changesets (default .changeset)
 import { parseArgs } from 'node:util';
 import { checkBreaking, writeBaseline, type GateOptions } from '../lib/breaking/gate.ts';
-import { main } from '../lib/steps.ts';
+import { staleBuildMessage } from '../lib/stale-build.ts';
+import { main, StepError } from '../lib/steps.ts';
 
 await main(async () => {
   const { values } = parseArgs({
@@ -24,6 +25,8 @@ await main(async () => {
     process.stdout.write(`baseline written: ${written}\n`);
     return;
   }
+  const stale = values.spec ? undefined : staleBuildMessage();
+  if (stale) throw new StepError('breaking-change gate', stale);
   const options: GateOptions = {};
   if (values.spec) options.spec = values.spec;
   if (values.baseline) options.baseline = values.baseline;
