@@ -37,7 +37,7 @@ const mutations: Mutation[] = [
       delete ex.authorized_user_terms_required;
     },
     // Named where it is: the operation, the status and the example (it was line 1:1 with no path).
-    expect: /error-response-examples-per-code {2}POST \/v1\/cards 409: example "terms" has code "authorized_user_terms_required"; name it by its code {2}paths\.\/v1\/cards\.post\.responses\[409\]\.content\.application\/json\.examples/,
+    expect: /error-response-examples-per-code {2}POST \/v1\/cards 409: example "terms" has code "authorized_user_terms_required"; name it by its code {2}paths\.\/v1\/cards\.post\.responses\[409\]\.content\.application\/json\.examples\n {4}source: \S+\/paths\/v1_cards\.yaml:\d+:\d+/,
   },
   {
     name: 'an error response without the shared error schema',
@@ -74,7 +74,8 @@ const mutations: Mutation[] = [
     name: 'an assumption without a reason',
     file: 'components/schemas/Rail.yaml',
     change: (y) => delete y['x-assumed-reason'],
-    expect: /assumed-has-reason/,
+    // Under the bundle's line, the source file's (a component is the file named by it).
+    expect: /assumed-has-reason[^\n]*\n {4}source: \S+\/components\/schemas\/Rail\.yaml:\d+:\d+/,
   },
   {
     name: 'an example that does not match its schema',
@@ -126,7 +127,7 @@ async function lintCopy(m: Mutation): Promise<string> {
     await layoutLint(dir);
     await redoclyLint(join(dir, 'openapi.yaml'));
     await bundle(join(dir, 'openapi.yaml'), join(dir, 'bundle.yaml'), join(dir, 'bundle.json'));
-    await spectralLint(join(dir, 'bundle.yaml'), join(root, '.spectral.yaml'));
+    await spectralLint(join(dir, 'bundle.yaml'), join(root, '.spectral.yaml'), join(dir, 'openapi.yaml'));
   } catch (err) {
     if (err instanceof StepError) return err.output;
     throw err;

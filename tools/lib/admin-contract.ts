@@ -23,5 +23,5 @@ export async function lintAdminSpec(out: { yaml: string; json: string } = { yaml
   mkdirSync(dirname(out.yaml), { recursive: true });
   mkdirSync(dirname(out.json), { recursive: true });
   await bundle(adminSpecSource, out.yaml, out.json);
-  await spectralLint(out.yaml, adminSpectralRuleset);
+  await spectralLint(out.yaml, adminSpectralRuleset, adminSpecSource);
 }

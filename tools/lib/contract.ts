@@ -7,6 +7,8 @@ import { parse } from 'yaml';
 import { bin, bundledJson, bundledYaml, root, specDist, specSource } from './paths.ts';
 import { writePrismDocument } from './prism-document.ts';
 import { runTool, step, StepError } from './steps.ts';
+import { withSources } from './spectral-sources.ts';
+import { recordSources } from './stale-build.ts';
 
 export function redoclyLint(source = specSource): Promise<string> {
   // Named by its file: the workflows lint several, one step each.
@@ -21,10 +23,15 @@ export async function bundle(source = specSource, outYaml = bundledYaml, outJson
   });
 }
 
-export function spectralLint(target = bundledYaml, ruleset?: string): Promise<string> {
+/** Spectral on the bundle; each finding also names the source file and line under `source` (the document `target` was bundled from). */
+export async function spectralLint(target = bundledYaml, ruleset?: string, source = specSource): Promise<string> {
   const args = ['lint', target, '--fail-severity=warn', '--format=stylish'];
   if (ruleset) args.push('--ruleset', ruleset);
-  return runTool('spectral lint (bundle: oas, owasp, our rules)', bin('spectral'), args);
+  try {
+    return await runTool('spectral lint (bundle: oas, owasp, our rules)', bin('spectral'), args);
+  } catch (err) {
+    throw err instanceof StepError ? new StepError(err.step, withSources(err.output, source)) : err;
+  }
 }
 
 export const layoutRuleset = join(root, '.spectral-layout.yaml');
@@ -69,6 +76,7 @@ export async function buildContract(): Promise<void> {
   await layoutLint();
   await redoclyLint();
   await bundle();
+  recordSources(); // what the bundle was made from: a test run or the gate after an edit says to build again (stale-build.ts)
   await spectralLint();
   await writePrismDocument();
 }

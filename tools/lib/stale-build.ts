@@ -1,14 +1,17 @@
-// What reads the last build (one test file, the breaking-change gate, the sandbox alone) would read a spec
-// older than its source after an edit under openapi/, and say nothing (new-contributor QA). This tells it:
-// the newest source file written after the bundle, if any. The build writes the bundle before anything else
-// it makes from the sources, so a source newer than the bundle is one the build has not seen.
-import { readdirSync, statSync } from 'node:fs';
+// What reads the last build (one test file, the breaking-change gate) would read a spec older than its
+// source after an edit under openapi/, and say nothing (new-contributor QA). The build records what each
+// source file held when it bundled them (recordSources, a SHA-256 per file); this names the files that differ
+// now. By content, not time: a checkout or a copy that rewrites a file unchanged is not an edit.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { bundledJson, root } from './paths.ts';
+import { root } from './paths.ts';
 
-/** The contract's sources: openapi/ but the released baseline (written by a release, read as it is), and the admin document's. */
+/** The contract's sources: openapi/ but the released baseline (a release writes it, the gate reads it as it is), and the admin document's. */
 const SOURCES = ['openapi', 'openapi-admin'];
 const NOT_SOURCES = new Set([join(root, 'openapi', 'released')]);
+/** Beside the docs (root dist/, git-ignored), not in packages/spec/dist/, which is published. */
+export const sourcesRecord = join(root, 'dist', 'spec-sources.json');
 
 function* files(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -19,22 +22,34 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-/** The source edited since the last build (relative to the root), or undefined when the build is current or missing. */
-export function sourceNewerThanBuild(bundle = bundledJson): string | undefined {
-  const built = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined) return undefined;
-  let newest: { path: string; at: number } | undefined;
-  for (const dir of SOURCES) {
-    for (const path of files(join(root, dir))) {
-      const at = statSync(path).mtimeMs;
-      if (at > built && (!newest || at > newest.at)) newest = { path, at };
-    }
+/** Each source file (relative to the root) → the SHA-256 of what it holds now. */
+export function sourceDigests(): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const dir of SOURCES) for (const path of files(join(root, dir))) digests[relative(root, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+  return digests;
+}
+
+/** Written by the build when it bundles the spec. */
+export function recordSources(record = sourcesRecord): void {
+  writeFileSync(record, `${JSON.stringify(sourceDigests(), null, 1)}\n`);
+}
+
+/** The source files changed, added or removed since the build recorded them (none when there is no record). */
+export function sourcesChangedSinceBuild(record = sourcesRecord): string[] {
+  let built: Record<string, string>;
+  try {
+    built = JSON.parse(readFileSync(record, 'utf8')) as Record<string, string>;
+  } catch {
+    return []; // no build yet (require-build says so), or one from before the record
   }
-  return newest && relative(root, newest.path);
+  const now = sourceDigests();
+  return [...new Set([...Object.keys(built), ...Object.keys(now)])].filter((file) => built[file] !== now[file]).sort();
 }
 
 /** The message for a build older than its sources, or undefined. */
-export function staleBuildMessage(bundle = bundledJson): string | undefined {
-  const source = sourceNewerThanBuild(bundle);
-  return source && `${relative(root, bundle)} is older than ${source} (changed since the last build): run \`npm run build\` first`;
+export function staleBuildMessage(record = sourcesRecord): string | undefined {
+  const changed = sourcesChangedSinceBuild(record);
+  if (!changed.length) return undefined;
+  const named = changed.slice(0, 3).join(', ') + (changed.length > 3 ? ` and ${changed.length - 3} more` : '');
+  return `the last build is older than the spec's sources (${named} changed since): run \`npm run build\` first`;
 }
