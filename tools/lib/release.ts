@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { packPackage, type PackedPackage } from './pack.ts';
 import { packageDir, PUBLISHED } from './packages.ts';
 import { runTool, StepError } from './steps.ts';
+import { specChangelogSection } from './release-checks.ts';
 
 export interface Manifest {
   name: string;
@@ -152,7 +153,23 @@ export async function smokeInstall(packed: ReleaseTarball[]): Promise<SmokeResul
   }
 }
 
-const registryArgs = (registry: string | undefined) => (registry ? ['--registry', registry] : []);
+/**
+ * npm's options for `registry`: the default registry and the @payments scope's. npm gives a scope's registry of
+ * the user's .npmrc (`@payments:registry=…`, as a company hosting the scope has) precedence over --registry for
+ * scoped packages: with --registry alone, a release said "publish to" one registry and published to another
+ * (release QA).
+ */
+export const registryArgs = (registry: string | undefined) => (registry ? ['--registry', registry, `--@payments:registry=${registry}`] : []);
+
+/** Fails fast, before anything is built or versioned, when the registry does not answer. */
+export async function pingRegistry(registry: string | undefined): Promise<void> {
+  try {
+    await runTool(`npm ping ${registry ?? ''}`.trim(), 'npm', ['ping', ...registryArgs(registry)], { quiet: true });
+  } catch (err) {
+    const first = err instanceof StepError ? (err.output.split('\n').find((l) => /error/i.test(l)) ?? '').trim() : String(err);
+    throw new StepError('registry', `${registry ?? "npm's configured registry"} does not answer (npm ping: ${first || 'failed'}): nothing was built, versioned or published`);
+  }
+}
 
 /** Whether `name@version` is on the registry already (then it is skipped, as `changeset publish` does). */
 async function isPublished(name: string, version: string, registry: string | undefined): Promise<boolean> {
@@ -180,12 +197,26 @@ export async function publishAll(packed: ReleaseTarball[], registry: string | un
   return done;
 }
 
-/** `@payments/spec`'s version is the document's info.version (the contract's own version). */
-export function tieSpecVersion(): { from: string; to: string } {
+/**
+ * `@payments/spec`'s version is the document's info.version (the contract's own version). A new version gets
+ * its CHANGELOG section from `changes`, the gate's list (no changeset names the package); `changes` undefined
+ * (a dry run) leaves the CHANGELOG as it is. Returns the manifest's text before, for a dry run to put back.
+ */
+export function tieSpecVersion(changes?: Parameters<typeof specChangelogSection>[2]): { from: string; to: string; manifest: string } {
   const file = join(packageDir('spec'), 'package.json');
-  const pkg = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+  const manifest = readFileSync(file, 'utf8');
+  const pkg = JSON.parse(manifest) as Manifest;
   const doc = JSON.parse(readFileSync(join(packageDir('spec'), 'dist', 'openapi.json'), 'utf8')) as { info: { version: string } };
   const from = pkg.version;
-  if (from !== doc.info.version) writeFileSync(file, `${JSON.stringify({ ...pkg, version: doc.info.version }, null, 2)}\n`);
-  return { from, to: doc.info.version };
+  if (from !== doc.info.version) {
+    writeFileSync(file, `${JSON.stringify({ ...pkg, version: doc.info.version }, null, 2)}\n`);
+    if (changes) {
+      const changelog = join(packageDir('spec'), 'CHANGELOG.md');
+      const text = readFileSync(changelog, 'utf8');
+      const at = text.search(/^## /m);
+      const section = specChangelogSection(doc.info.version, from, changes);
+      writeFileSync(changelog, at === -1 ? `${text.trimEnd()}\n\n${section}` : `${text.slice(0, at)}${section}\n${text.slice(at)}`);
+    }
+  }
+  return { from, to: doc.info.version, manifest };
 }

@@ -1,10 +1,14 @@
 // node tools/launch.mjs release [--dry-run] [--registry URL] [--publish-only]: release every published package
 // (@payments/spec, types, client, sandbox, contract-kit, mock; tools/lib/packages.ts) to a registry.
 //
+//   0. checks before anything is built (tools/lib/release-checks.ts): no changeset names @payments/spec; when
+//      info.version moves, its dependents (sandbox, contract-kit, mock) are released too; something to
+//      release; the registry answers (npm ping; not in a dry run)
 //   1. build (lint, bundle, docs, generated code, compiled packages)
 //   2. breaking-change gate: the bundle against openapi/released/openapi.json and the pending changesets
 //   3. `changeset version`: apply the pending changesets (versions, CHANGELOGs), consuming them;
-//      @payments/spec's version := the document's info.version (the contract's own version)
+//      @payments/spec's version := the document's info.version (the contract's own version), with a
+//      CHANGELOG section listing the contract changes the gate found
 //   4. rebuild: the packages are compiled and packed at their new versions
 //   5. writeBaseline(): the released bundle becomes openapi/released/openapi.json
 //   6. pack every package into dist/release/ and check each tarball (tools/lib/release.ts)
@@ -13,18 +17,22 @@
 //   8. publish the tarballs, dependencies first, to --registry URL (default: npm's configured registry, the
 //      npm registry unless your .npmrc says otherwise); a version already there is skipped
 //
-// Nothing is published unless 6 and 7 passed for every package. --dry-run does 1, 2, 6 and 7: nothing in the
-// repository changes but dist/ and nothing is published. --publish-only does 6-8 on the current build and
+// Nothing is published unless 6 and 7 passed for every package. --dry-run does 0-2, 6 and 7: nothing in the
+// repository changes but dist/ and nothing is published. After the gate (2), a contract that changed since
+// the last release while info.version did not is refused (@payments/spec would not be published again, and
+// the sandbox, kit and mock released with it would load the old one). --publish-only does 6-8 on the current build and
 // versions (publishing what an earlier run versioned, e.g. after a registry outage; the registry test runs it).
 // It commits nothing: review `git diff` (versions, CHANGELOGs, consumed changesets, the baseline) and commit.
 //
 // The rebuild in step 4 leaves the gate out on purpose: after `changeset version` the changesets that
 // allowed a breaking change are consumed and the baseline is still the old one, so the gate would fail on
 // exactly the change being released. It runs again after step 5, where it must find no change at all.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { baselinePath, checkBreaking, writeBaseline } from '../lib/breaking/gate.ts';
+import { baselinePath, changesetDir, checkBreaking, writeBaseline } from '../lib/breaking/gate.ts';
+import { readChangesets } from '../lib/breaking/changesets.ts';
+import { infoVersion, releaseProblems, releaseState, unversionedContractChange } from '../lib/release-checks.ts';
 import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildWorkflows } from '../lib/workflows.ts';
@@ -32,7 +40,7 @@ import { buildDocs } from '../lib/docs.ts';
 import { recordRelease } from '../lib/docs-changelog.ts';
 import { PUBLISHED } from '../lib/packages.ts';
 import { bin, root } from '../lib/paths.ts';
-import { packAll, publishAll, SIZE_TARGETS, smokeInstall, tieSpecVersion, type ReleaseTarball } from '../lib/release.ts';
+import { packAll, pingRegistry, publishAll, SIZE_TARGETS, smokeInstall, tieSpecVersion, type ReleaseTarball } from '../lib/release.ts';
 import { log, main, runTool, step, StepError } from '../lib/steps.ts';
 
 const releaseDir = join(root, 'dist', 'release');
@@ -67,6 +75,8 @@ async function versionPackages(): Promise<void> {
   log('\n== 1-2. build and breaking-change gate');
   await build(true);
   const gate = checkBreaking();
+  const unversioned = unversionedContractChange(gate.changes.length, version('spec'), infoVersion());
+  if (unversioned) throw new StepError('release checks', unversioned);
   const planned = gate.bumps;
   log(`pending changesets plan: ${PUBLISHED.map((d) => `@payments/${d} ${planned.get(`@payments/${d}`) ?? 'none'}`).join(', ')}`);
   if (dryRun) {
@@ -78,8 +88,8 @@ async function versionPackages(): Promise<void> {
   log('\n== 3. changeset version');
   const out = await runTool('changeset version (apply pending changesets: versions, CHANGELOGs)', bin('changeset'), ['version']);
   if (out.trim()) log(out.trim());
-  const spec = tieSpecVersion();
-  if (spec.from !== spec.to) log(`  @payments/spec: version := the document's info.version ${spec.to}`);
+  const spec = tieSpecVersion(gate.changes);
+  if (spec.from !== spec.to) log(`  @payments/spec: version := the document's info.version ${spec.to} (its CHANGELOG: the contract changes)`);
   for (const dir of PUBLISHED) log(`  @payments/${dir}: ${before[dir]} → ${version(dir)}`);
   // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
   const released = PUBLISHED.filter((dir) => before[dir] !== version(dir));
@@ -116,14 +126,28 @@ await main(async () => {
   const started = performance.now();
   const mode = dryRun ? ' (DRY RUN: no changeset version, no baseline written, nothing published)' : publishOnly ? ' (PUBLISH ONLY: the current build and versions)' : '';
   log(`release${mode}: ${PUBLISHED.map((d) => `@payments/${d}@${version(d)}`).join(', ')} → ${registry ?? "npm's configured registry"}`);
+  if (!publishOnly) {
+    log('\n== 0. checks before the build');
+    const problems = releaseProblems(releaseState(readChangesets(changesetDir)));
+    if (problems.length) throw new StepError('release checks', problems.map((p) => `- ${p}`).join('\n'));
+  }
+  if (!dryRun) await step(`the registry answers (${registry ?? "npm's configured registry"})`, () => pingRegistry(registry));
   if (!publishOnly) await versionPackages();
 
   log(`\n== 6. pack into ${relative(root, releaseDir)}/ and check the tarballs`);
   rmSync(releaseDir, { recursive: true, force: true });
-  const packed = await step('pnpm pack every package, check each tarball', () => packAll(releaseDir));
-
-  log('\n== 7. smoke install (fresh folder outside the workspace, plain npm)');
-  const smoke = await step('install every tarball, import every package, run every command', () => smokeInstall(packed));
+  // The spec is packed at info.version (its version, README) also when this run versioned nothing (a dry run,
+  // --publish-only after an info.version change): its manifest is put back after.
+  const tied = dryRun || publishOnly ? tieSpecVersion() : undefined;
+  let packed: ReleaseTarball[];
+  let smoke: Awaited<ReturnType<typeof smokeInstall>>;
+  try {
+    packed = await step('pnpm pack every package, check each tarball', () => packAll(releaseDir));
+    log('\n== 7. smoke install (fresh folder outside the workspace, plain npm)');
+    smoke = await step('install every tarball, import every package, run every command', () => smokeInstall(packed));
+  } finally {
+    if (tied) writeFileSync(join(root, 'packages', 'spec', 'package.json'), tied.manifest);
+  }
   process.stdout.write(packReport(packed, smoke.sizes));
   if (smoke.overTarget.length > 0) throw new StepError('install size', `over its target: ${smoke.overTarget.join(', ')} (see the sizes above)`);
 
