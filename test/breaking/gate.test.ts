@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BreakingChangeError, checkBreaking } from '../../tools/lib/breaking/gate.ts';
+import { BreakingChangeError, changeId, checkBreaking } from '../../tools/lib/breaking/gate.ts';
 import { bundledJson, root } from '../../tools/lib/paths.ts';
 import { StepError } from '../../tools/lib/steps.ts';
 import type { Editable } from './fixtures.ts';
@@ -189,16 +189,32 @@ describe('the breaking-change gate', () => {
       expect(err.result.breaking).toEqual([]);
       expect(err.result.unreviewed.map((c) => [c.kind, c.pointer])).toEqual([['request-pattern-changed', KEY_PATTERN]]);
       expect(err.message).toContain(`NEEDS REVIEW  request-pattern-changed  ${KEY_PATTERN}`);
-      expect(err.message).toContain(`Reviewed: ${KEY_PATTERN}: <why every value accepted before still is>`);
+      const id = changeId(err.result.unreviewed[0]!);
+      expect(id).toMatch(/^[0-9a-f]{8}$/);
+      expect(err.message).toContain(`Reviewed: ${KEY_PATTERN} (${id}): <why every value accepted before still is>`);
       expect(err.message).not.toContain('FAIL: 1 breaking change');
 
-      const other = "---\n'@payments/types': patch\n---\n\nReviewed: /components/schemas/Nickname/pattern: another change.\n";
+      const other = "---\n'@payments/types': patch\n---\n\nReviewed: /components/schemas/Nickname/pattern (0123abcd): another change.\n";
       failure(() => checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir({ 'other.md': other }) }));
 
-      const ack = `---\n'@payments/types': patch\n---\n\nCheckout keys may contain \`~\`.\n\nReviewed: \`${KEY_PATTERN}\`: the class only gained \`~\`.\n`;
+      const ack = `---\n'@payments/types': patch\n---\n\nCheckout keys may contain \`~\`.\n\nReviewed: \`${KEY_PATTERN}\` (${id}): the class only gained \`~\`.\n`;
       const result = checkBreaking({ spec: doc, baseline: spec(), changesetDir: changesetDir({ 'tilde.md': ack }) });
       expect(result.unreviewed).toEqual([]);
       expect(result.report).toContain(`PASS: no breaking change; reviewed in changesets: ${KEY_PATTERN}`);
+    });
+
+    it('holds a review to the change it reviewed: a later narrowing at the same pointer, or a line without the id, fails again (release QA)', () => {
+      const widened = withKeyPattern('^[A-Za-z0-9._:~-]{8,200}$');
+      const id = changeId(failure(() => checkBreaking({ spec: widened, baseline: spec(), changesetDir: changesetDir() })).result.unreviewed[0]!);
+      const ack = `---\n'@payments/types': patch\n---\n\nReviewed: \`${KEY_PATTERN}\` (${id}): the class only gained \`~\`.\n`;
+      const narrowed = withKeyPattern('^[A-Za-z0-9]{8,200}$'); // `cart-7781:session` no longer passes
+      const err = failure(() => checkBreaking({ spec: narrowed, baseline: spec(), changesetDir: changesetDir({ 'tilde.md': ack }) }));
+      expect(err.result.unreviewed.map((c) => c.pointer)).toEqual([KEY_PATTERN]);
+      expect(err.message).toMatch(new RegExp(`tilde\\.md reviewed ${KEY_PATTERN.replaceAll('/', '\\/')} \\(${id}\\), another change than this one \\([0-9a-f]{8}\\)`));
+
+      const bare = `---\n'@payments/types': patch\n---\n\nReviewed: \`${KEY_PATTERN}\`: no id.\n`;
+      const noId = failure(() => checkBreaking({ spec: widened, baseline: spec(), changesetDir: changesetDir({ 'bare.md': bare }) }));
+      expect(noId.message).toContain(`reviewed ${KEY_PATTERN} without the change's id`);
     });
   });
 

@@ -42,14 +42,23 @@ const groups: Record<string, Case[]> = {
       expected: [['operation-removed', A, 'old', true]],
     },
     {
-      name: 'a renamed path parameter is the same operation',
+      name: 'a renamed schema component is the same wire, and breaks the types that export it by name',
+      change: (d) => {
+        d.components.schemas.NewThingCreate = d.components.schemas.ThingCreate;
+        delete d.components.schemas.ThingCreate;
+        post(d).requestBody.content['application/json'].schema.$ref = '#/components/schemas/NewThingCreate';
+      },
+      expected: [['schema-component-removed', `${S}/ThingCreate`, 'old', true]],
+    },
+    {
+      name: 'a renamed path parameter is the same operation on the wire, and breaks the typed client (paths keyed by template)',
       change: (d) => {
         const item = d.paths['/v1/things/{thingId}'];
         delete d.paths['/v1/things/{thingId}'];
         item.parameters[0].name = 'id';
         d.paths['/v1/things/{id}'] = item;
       },
-      expected: [],
+      expected: [['path-template-changed', '/paths/~1v1~1things~1{id}/get', 'new', true]],
     },
   ],
   parameters: [
@@ -239,6 +248,17 @@ const groups: Record<string, Case[]> = {
       expected: [
         ['request-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
         ['response-extensible-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
+      ],
+    },
+    {
+      name: 'a value added while the enum is made x-extensible-enum breaks the response: the released contract promised a closed set',
+      change: (d) => {
+        d.components.schemas.Kind['x-extensible-enum'] = true;
+        d.components.schemas.Kind.enum.push('huge');
+      },
+      expected: [
+        ['request-enum-value-added', `${S}/Kind/enum/2`, 'new', false],
+        ['response-enum-value-added', `${S}/Kind/enum/2`, 'new', true],
       ],
     },
     {

@@ -10,12 +10,14 @@
 // Read here directly (it is the format @changesets/parse reads) so the gate needs nothing but `yaml`.
 //
 // A changeset also acknowledges contract changes the gate cannot decide (rules with `review: true`, e.g. a
-// changed request pattern): one line per change in its text, starting with `Reviewed:` and the change's JSON
-// pointer as the gate printed it, then why it is safe. The text lands in the CHANGELOG, so the decision is
-// on record where consumers read:
+// changed request pattern): one line per change in its text, starting with `Reviewed:`, the change's JSON
+// pointer and its id (a digest of the change: old and new value) as the gate printed them, then why it is
+// safe. The id binds the line to the change reviewed: a later, different change at the same pointer needs a
+// review of its own (release QA: a narrowing passed on a widening's acknowledgement). The text lands in the
+// CHANGELOG, so the decision is on record where consumers read:
 //
-//   Reviewed: /components/schemas/Nickname/pattern: the new pattern also accepts spaces; every nickname
-//   accepted before still is.
+//   Reviewed: /components/schemas/Nickname/pattern (3f2a9c1e): the new pattern also accepts spaces; every
+//   nickname accepted before still is.
 //
 // The front matter stays `package: bump` only (`changeset version` rejects anything else there).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -29,16 +31,21 @@ export interface PendingChangeset {
   file: string;
   releases: Map<string, Bump>;
   summary: string;
-  /** JSON pointers of the changes this changeset acknowledges as reviewed (`Reviewed: <pointer>` lines). */
-  reviewed: string[];
+  /** The changes this changeset acknowledges as reviewed (`Reviewed: <pointer> (<id>)` lines); `id` undefined: the line names none. */
+  reviewed: Reviewed[];
 }
 
-/** `Reviewed:` then the pointer, in backticks (anything up to the closing one) or bare (up to a space or colon). */
-const REVIEWED = /^[ \t]*(?:[-*][ \t]+)?Reviewed:[ \t]*(?:`(\/[^`]*)`|(\/[^\s:]*))/gm;
+export interface Reviewed {
+  pointer: string;
+  id: string | undefined;
+}
 
-/** The pointers named by `Reviewed:` lines of a changeset's text. */
-export function reviewedPointers(summary: string): string[] {
-  return [...summary.matchAll(REVIEWED)].map((m) => (m[1] ?? m[2]) as string);
+/** `Reviewed:` then the pointer, in backticks (anything up to the closing one) or bare (up to a space, colon or parenthesis), then `(id)`. */
+const REVIEWED = /^[ \t]*(?:[-*][ \t]+)?Reviewed:[ \t]*(?:`(\/[^`]*)`|(\/[^\s:(]*))(?:[ \t]*\(([0-9a-f]{8})\))?/gm;
+
+/** The changes named by `Reviewed:` lines of a changeset's text. */
+export function reviewedChanges(summary: string): Reviewed[] {
+  return [...summary.matchAll(REVIEWED)].map((m) => ({ pointer: (m[1] ?? m[2]) as string, id: m[3] }));
 }
 
 const FRONT_MATTER = /^\s*---\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
@@ -64,7 +71,7 @@ export function parseChangeset(text: string, file: string): PendingChangeset {
     }
   }
   const summary = (match[2] ?? '').trim();
-  return { file, releases, summary, reviewed: reviewedPointers(summary) };
+  return { file, releases, summary, reviewed: reviewedChanges(summary) };
 }
 
 /** Every pending changeset in `dir` (*.md except README.md), sorted by file name; none when `dir` is missing. */

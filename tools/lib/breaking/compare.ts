@@ -125,6 +125,7 @@ export function compareDocuments(oldRoot: JsonObject, newRoot: JsonObject): Chan
       changes.add({ kind: 'operation-removed', pointer: o.pointer, side: 'old', message: `operation ${o.label} removed` }, o.label);
       continue;
     }
+    comparePathTemplate(o, n, changes);
     compareOperationId(o, n, changes);
     compareProductTag(o, n, changes);
     compareParameters(oldDoc, newDoc, schemas, o, n, changes);
@@ -139,7 +140,26 @@ export function compareDocuments(oldRoot: JsonObject, newRoot: JsonObject): Chan
     return n ? [[o, n] as [Operation, Operation]] : [];
   });
   for (const { finding, where } of compareSecurity(oldDoc, newDoc, pairs)) changes.add(finding, where);
+  compareSchemaNames(oldRoot, newRoot, changes);
   return changes.list();
+}
+
+/** The names of `components.schemas`: @payments/types exports each one by it. */
+function compareSchemaNames(oldRoot: JsonObject, newRoot: JsonObject, changes: Changes): void {
+  const names = (root: JsonObject) => {
+    const components = isObject(root.components) ? root.components : {};
+    return isObject(components.schemas) ? Object.keys(components.schemas) : [];
+  };
+  const kept = new Set(names(newRoot));
+  for (const name of names(oldRoot)) {
+    if (!kept.has(name)) changes.add({ kind: 'schema-component-removed', pointer: pointer('', 'components', 'schemas', name), side: 'old', message: `schema ${show(name)} removed from components.schemas (or renamed)` }, `components.schemas.${name}`);
+  }
+}
+
+/** The path template as written (`/a/{transferId}` vs `/a/{id}`: one operation on the wire, two keys in @payments/types' `paths`). */
+function comparePathTemplate(o: Operation, n: Operation, changes: Changes): void {
+  if (o.path === n.path) return;
+  changes.add({ kind: 'path-template-changed', pointer: n.pointer, side: 'new', message: `path template ${show(o.path)} → ${show(n.path)}` }, n.label);
 }
 
 /** operationId: the key of the operation in @payments/types (`operations`, `ErrorCode<Op>`, `errorCodes`). */

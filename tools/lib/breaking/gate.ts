@@ -2,13 +2,14 @@
 // release (openapi/released/openapi.json, the baseline). It passes when nothing breaks, or when the pending
 // changesets release BOTH @payments/types and @payments/client as `major`; otherwise it throws
 // BreakingChangeError with the report. A change that needs review (a rule with `review: true`) passes when a
-// pending changeset acknowledges its pointer (`Reviewed: <pointer>`, see changesets.ts) or in a major
-// release; never silently.
+// pending changeset acknowledges it by pointer and id (`Reviewed: <pointer> (<id>)`, see changesets.ts) or in
+// a major release; never silently.
 //
 // The baseline is a committed file, not git history: CI clones may be shallow, and a file is one diff away
 // from review. The release step rewrites it from the bundle (writeBaseline(), or
 // `node tools/launch.mjs breaking --write-baseline`) right after `changeset version` has consumed the
 // changesets, so the next comparison starts from what was released.
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { bundledJson, root } from '../paths.ts';
@@ -70,6 +71,9 @@ function load(input: string | JsonObject, what: string, missingHint: string): { 
   return { doc, label: shown(input) };
 }
 
+/** A change's id: the first 8 hex digits of a SHA-256 of its rule, pointer and message (which holds the old and new value). */
+export const changeId = (c: Pick<Change, 'kind' | 'pointer' | 'message'>): string => createHash('sha256').update(`${c.kind}\n${c.pointer}\n${c.message}`).digest('hex').slice(0, 8);
+
 /** Compares, prints nothing, returns the result when the gate passes; throws BreakingChangeError when it fails. */
 export function checkBreaking(options: GateOptions = {}): GateResult {
   const spec = load(options.spec ?? bundledJson, 'bundled spec', 'run `npm run build` first.');
@@ -81,9 +85,13 @@ export function checkBreaking(options: GateOptions = {}): GateResult {
   const bumps = plannedBumps(changesets);
   const majorRelease = MAJOR_PACKAGES.every((name) => bumps.get(name) === 'major');
   const planned = MAJOR_PACKAGES.map((name) => `${name} ${bumps.get(name) ?? 'none'}`).join(', ');
-  const acknowledged = new Map(changesets.flatMap((cs) => cs.reviewed.map((ptr) => [ptr, shown(cs.file)] as const)));
+  const acknowledged = new Map(changesets.flatMap((cs) => cs.reviewed.map((r) => [`${r.pointer} ${r.id}`, shown(cs.file)] as const)));
   const review = changes.filter((c) => c.review);
-  const unreviewed = majorRelease ? [] : review.filter((c) => !acknowledged.has(c.pointer));
+  const unreviewed = majorRelease ? [] : review.filter((c) => !acknowledged.has(`${c.pointer} ${changeId(c)}`));
+  // A line that names the pointer but another change (or none): said, so that it is not silently ignored.
+  const stale = unreviewed.flatMap((c) =>
+    changesets.flatMap((cs) => cs.reviewed.filter((r) => r.pointer === c.pointer).map((r) => `${shown(cs.file)} reviewed ${c.pointer} ${r.id ? `(${r.id}), another change than this one (${changeId(c)})` : 'without the change\'s id'}`)),
+  );
 
   const lines = [`Breaking-change check: ${spec.label} against the last release ${baseline.label}`, '', formatChanges(changes), ''];
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -110,13 +118,14 @@ export function checkBreaking(options: GateOptions = {}): GateResult {
       `FAIL: ${plural(unreviewed.length, 'change')} the gate cannot decide, not acknowledged by a pending changeset. Check that each still accepts`,
       'every request valid before; then acknowledge it in a changeset (one line per change, its pointer, and why it is safe):',
       '',
-      ...unreviewed.map((c) => `Reviewed: ${c.pointer}: <why every value accepted before still is>`),
+      ...unreviewed.map((c) => `Reviewed: ${c.pointer} (${changeId(c)}): <why every value accepted before still is>`),
       '',
       'or, if it narrows what clients may send, release both packages as major.',
+      ...(stale.length ? ['', 'Not counted (the id binds a review to the change it reviewed):', ...stale.map((line) => `  ${line}`)] : []),
     );
   }
   if (breaking.length === 0 && unreviewed.length === 0) {
-    const reviewed = review.map((c) => `${c.pointer} (${acknowledged.get(c.pointer)})`);
+    const reviewed = review.map((c) => `${c.pointer} (${acknowledged.get(`${c.pointer} ${changeId(c)}`)})`);
     lines.push(reviewed.length ? `PASS: no breaking change; reviewed in changesets: ${reviewed.join(', ')}.` : 'PASS: no breaking change.');
   }
   const result: GateResult = { changes, breaking, unreviewed, bumps, majorRelease, report: lines.join('\n') };

@@ -30,6 +30,8 @@ export const RULES = {
   // Operations (method + path; path parameter names do not matter: /a/{id} is /a/{transferId}).
   'operation-added': { breaking: false, why: 'a new operation: existing clients never call it' },
   'operation-removed': { breaking: true, why: 'clients calling it get 404/405, and the typed client loses the method' },
+  'schema-component-removed': { breaking: true, why: "@payments/types exports every schema of `components.schemas` by its name (`components['schemas']['Nickname']`, and named types such as `Transfer`): code naming a removed or renamed one stops compiling, even when the wire is unchanged" },
+  'path-template-changed': { breaking: true, why: "the wire is the same, but @payments/types keys `paths` by the template and path parameters by name: a typed call `GET('/v1/banking/transfers/{transferId}', { params: { path: { transferId } } })` naming the old one stops compiling" },
   'operation-id-changed': { breaking: true, why: '@payments/types keys `operations`, `ErrorCode<Op>` and `errorCodes` by operationId, and the client\'s retry overrides and isApiError() take it: code naming the old id stops compiling' },
   'operation-id-removed': { breaking: true, why: 'the operation loses its key in `operations`, `ErrorCode<Op>` and `errorCodes`: code naming the id stops compiling' },
   'operation-id-added': { breaking: false, why: 'a new key in the generated types; nothing named it before' },
@@ -106,7 +108,7 @@ export const RULES = {
   // Response values.
   'response-type-narrowed': { breaking: false, why: 'every value clients may receive now was already possible (e.g. number → integer)' },
   'response-enum-value-added': { breaking: true, why: 'the generated type is a closed union: exhaustive switches over it stop compiling and code that maps every value (classifyTransfer) meets one it does not know; mark an enum `x-extensible-enum: true` to make it open by contract' },
-  'response-extensible-enum-value-added': { breaking: false, why: 'the enum says `x-extensible-enum: true`: clients were told to expect values they do not know' },
+  'response-extensible-enum-value-added': { breaking: false, why: 'the released enum already said `x-extensible-enum: true`: clients were told to expect values they do not know (the flag added in the same change tells them nothing: that is response-enum-value-added)' },
   'response-enum-value-removed': { breaking: false, why: 'clients receive a subset of the values they already handle' },
   'response-constraint-changed': { breaking: false, why: 'bounds, patterns, formats and enums of response values document them; clients do not validate responses against them (type and presence changes are separate rules)' },
   'response-variant-added': { breaking: true, why: 'like a new enum value: the generated type is a closed union of the alternatives, so code that handles each of them meets a shape it does not know' },

@@ -152,7 +152,7 @@ export class SchemaComparer {
           add(req ? 'request-enum-value-removed' : 'response-enum-value-removed', item.pointer, 'old', `${dir} value ${show(item.value)} removed`);
         }
       }
-      const open = n.extensibleEnum;
+      const open = o.extensibleEnum && n.extensibleEnum; // open by the RELEASED contract: a flag added now told no client
       for (const item of nEnum) {
         if (!oEnum.some((x) => deepEqual(x.value, item.value))) {
           const kind = req ? 'request-enum-value-added' : open ? 'response-extensible-enum-value-added' : 'response-enum-value-added';
