@@ -22,6 +22,13 @@ describe('tools/launch.mjs options', () => {
     expect(run.output).toContain('No bundled spec at .no-such-spec.json'); // printed relative to the root
   });
 
+  it('answers --help with the task\'s header (its usage and options), exit 0', () => {
+    const run = launch('release', '--', '--help');
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain('node tools/launch.mjs release [--dry-run] [--registry URL] [--publish-only]');
+    expect(run.output).not.toContain('== 0.'); // nothing ran
+  });
+
   it('answers an unknown option with a usage line and exit 2', () => {
     const run = launch('breaking', '--', '--bogus');
     expect(run.status, run.output).toBe(2);

@@ -1,6 +1,8 @@
 // Running the build's external tools as named steps: a header, the tool's own output when it fails, a
 // timing when it succeeds. A failing step throws StepError carrying the tool's message.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { root } from './paths.ts';
 
 export class StepError extends Error {
@@ -70,9 +72,15 @@ export async function main(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
-    // An option the task does not know (node:util parseArgs): a usage error, not a crash.
+    // An option the task does not know (node:util parseArgs): a usage error, not a crash; --help, the task's
+    // own header (its usage and options), on stdout.
     if (String((err as { code?: unknown } | null)?.code).startsWith('ERR_PARSE_ARGS_')) {
-      log(`✗ ${(err as Error).message}; the options are in the README's table of scripts and the task's header (tools/tasks/)\n`);
+      const script = process.argv[1] ?? '';
+      if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+        process.stdout.write(`${headerOf(script)}\n`);
+        process.exit(0);
+      }
+      log(`✗ ${(err as Error).message}; --help prints the options (also in the README's table of scripts and in ${relative(root, script)})\n`);
       process.exit(2);
     }
     if (err instanceof StepError) {
@@ -82,4 +90,11 @@ export async function main(fn: () => Promise<void>): Promise<void> {
     }
     process.exit(1);
   }
+}
+
+/** The leading comment block of a task file, without its `// ` (a task's header is its usage). */
+function headerOf(file: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const header = lines.slice(0, lines.findIndex((line) => !line.startsWith('//')));
+  return header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n').trim();
 }
