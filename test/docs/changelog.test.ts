@@ -11,7 +11,7 @@ import { compareDocuments, type Change } from '../../tools/lib/breaking/compare.
 import type { JsonObject } from '../../tools/lib/breaking/json.ts';
 import { readPairs } from '../../tools/lib/breaking/optic-pairs.ts';
 import { RULES, type ChangeKind } from '../../tools/lib/breaking/rules.ts';
-import { categoryOf, changeLine, changelogFromRepository, changelogMarkdown, parseChangelog, readReleaseHistory, recordRelease, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
+import { categoryOf, changeLine, changelogFromRepository, changelogMarkdown, parseChangelog, readReleaseHistory, recordedChanges, recordRelease, unreleasedChanges } from '../../tools/lib/docs-changelog.ts';
 
 const doc = loadSpec();
 
@@ -127,6 +127,19 @@ describe('the API changelog', () => {
     expect(rest).toContain('- [POST /v1/banking/transfers](#/banking/createtransfer) (201 response): new field `memo`.'); // no document of that release: the field from the pointer
     expect(rest).toContain('- Transfers carry a `memo`. Read it.');
     expect(text).toContain('### Earlier releases'); // 1.0.0 has notes but no recorded gate report
+  });
+
+  it('says a released change\'s field as it was recorded, with both documents at hand (release QA: "the response body" for a header)', () => {
+    const old = structuredClone(doc) as unknown as JsonObject & { components: { headers: { RetryAfter: { schema: Record<string, unknown> } } } };
+    const next = structuredClone(old);
+    next.components.headers.RetryAfter.schema.maximum = 3600;
+    const changes = compareDocuments(old, next);
+    expect(changes.length).toBeGreaterThan(0);
+    const release = (recorded: boolean) =>
+      changelogMarkdown({ doc, unreleased: [], pending: [], history: [{ versions: { '@payments/types': '2.0.0' }, date: '2026-11-23T20:00:00.000Z', changes: recorded ? recordedChanges(changes, next, old) : changes }], packages: [] }).split('### Release of 2026-11-23')[1]!;
+    expect(release(false)).toContain('the response body'); // what a release recorded without its documents said
+    expect(release(true)).not.toContain('the response body');
+    expect(release(true)).toContain('Retry-After');
   });
 
   it('shows every change the gate reports today under Unreleased', () => {

@@ -36,7 +36,7 @@ const decode = (token: string) => token.replace(/~1/g, '/').replace(/~0/g, '~');
 const tokensOf = (ptr: string) => (ptr === '' ? [] : ptr.slice(1).split('/').map(decode));
 
 /** A field path as a reader writes it: `recipient.pixKey`, `items[]`, with the shape of a oneOf alternative. */
-interface FieldPath {
+export interface FieldPath {
   names: string[];
   /** "as a string": the alternative of a oneOf/anyOf the change is in, by its type or title. */
   shape?: string | undefined;

@@ -16,7 +16,7 @@ import { type PendingChangeset, readChangesets } from './breaking/changesets.ts'
 import type { Change } from './breaking/compare.ts';
 import type { JsonObject } from './breaking/json.ts';
 import { BreakingChangeError, baselinePath, changesetDir, checkBreaking, type GateResult } from './breaking/gate.ts';
-import { fieldOf, partInWords, placeOf, sentenceOf } from './docs-changelog-words.ts';
+import { fieldOf, partInWords, placeOf, sentenceOf, type FieldPath } from './docs-changelog-words.ts';
 import { errorCodeRoute, operationRoute } from './docs-console.ts';
 import { root } from './paths.ts';
 
@@ -26,8 +26,20 @@ export interface ReleaseRecord {
   /** Package name → the version this release gave it. */
   versions: Record<string, string>;
   date: string;
-  /** The gate's changes between the previous release and this one. */
-  changes: Change[];
+  /** The gate's changes between the previous release and this one, each with its field (recordedChanges). */
+  changes: RecordedChange[];
+}
+
+/** A released change with the field it is about, found when both documents were at hand (a later changelog has neither). */
+export type RecordedChange = Change & { field?: FieldPath | undefined };
+
+/**
+ * The changes as `npm run release` records them: each with its field in the document its pointer is in (the
+ * new spec, or the released one for a removal). Without it, a later changelog said "the response body" for a
+ * `balances[].available` or a `Retry-After` header (release QA).
+ */
+export function recordedChanges(changes: readonly Change[], newDoc: JsonObject, oldDoc: JsonObject): RecordedChange[] {
+  return changes.map((c) => ({ ...c, field: fieldOf(c, c.side === 'old' ? oldDoc : newDoc) }));
 }
 
 export interface PackageRelease {
@@ -130,15 +142,15 @@ export interface WordsContext {
 }
 
 /** One change as a reader of the API says it: operation, part, field, what happened; breaking ones marked. */
-export function changeLine(change: Change, context: WordsContext): string {
+export function changeLine(change: RecordedChange, context: WordsContext): string {
   const place = placeOf(change.where[0] ?? '');
-  const field = fieldOf(change, change.side === 'old' ? context.oldDoc : context.newDoc);
+  const field = change.field ?? fieldOf(change, change.side === 'old' ? context.oldDoc : context.newDoc);
   const sentence = sentenceOf(change, field, place, (code) => `#${errorCodeRoute(code)}`);
   const verdict = change.breaking ? `*Breaking: ${change.why}.*` : change.review ? `*Needs review: ${change.why}.*` : `*Not breaking: ${change.why}.*`;
   return `- ${change.breaking ? '**Breaking** · ' : ''}${placesInWords(change, context.routes)}: ${sentence}. ${verdict}`;
 }
 
-function changesMarkdown(changes: Change[], context: WordsContext): string[] {
+function changesMarkdown(changes: RecordedChange[], context: WordsContext): string[] {
   if (changes.length === 0) return ['No change to the contract.', ''];
   return CATEGORIES.flatMap((category) => {
     const own = changes.filter((c) => categoryOf(c) === category);

@@ -37,9 +37,10 @@ import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { recordRelease } from '../lib/docs-changelog.ts';
+import { recordedChanges, recordRelease } from '../lib/docs-changelog.ts';
+import type { JsonObject } from '../lib/breaking/json.ts';
 import { PUBLISHED } from '../lib/packages.ts';
-import { bin, root } from '../lib/paths.ts';
+import { bin, bundledJson, root } from '../lib/paths.ts';
 import { packAll, pingRegistry, publishAll, SIZE_TARGETS, smokeInstall, tieSpecVersion, type ReleaseTarball } from '../lib/release.ts';
 import { log, main, runTool, step, StepError } from '../lib/steps.ts';
 
@@ -93,7 +94,8 @@ async function versionPackages(): Promise<void> {
   for (const dir of PUBLISHED) log(`  @payments/${dir}: ${before[dir]} → ${version(dir)}`);
   // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
   const released = PUBLISHED.filter((dir) => before[dir] !== version(dir));
-  recordRelease({ versions: Object.fromEntries(released.map((dir) => [`@payments/${dir}`, version(dir)])), date: new Date().toISOString(), changes: gate.changes });
+  const [newDoc, oldDoc] = [bundledJson, baselinePath].map((file) => JSON.parse(readFileSync(file, 'utf8')) as JsonObject); // the baseline is still the last release's
+  recordRelease({ versions: Object.fromEntries(released.map((dir) => [`@payments/${dir}`, version(dir)])), date: new Date().toISOString(), changes: recordedChanges(gate.changes, newDoc!, oldDoc!) });
 
   log('\n== 4. rebuild at the new versions');
   await build(false);
