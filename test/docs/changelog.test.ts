@@ -108,7 +108,7 @@ describe('the API changelog', () => {
         kinds.add(c.kind);
         const line = changeLine(c, { routes: new Map(), newDoc: pair.new, oldDoc: pair.old });
         expect(said(line), `${pair.name}: ${c.message}`).not.toMatch(RAW);
-        expect(said(line), pair.name).toMatch(/^- (\*\*Breaking\*\* · )?([A-Z]+ \/|the API's security schemes)/);
+        expect(said(line), pair.name).toMatch(/^- (\*\*Breaking\*\* · )?([A-Z]+ \/|the API's security schemes|the generated types \(@payments\/types\))/);
         expect(line.startsWith('- **Breaking**'), `${pair.name}: marked breaking exactly when it is`).toBe(c.breaking);
       }
     }

@@ -235,6 +235,12 @@ export function sentenceOf(change: Change, field: FieldPath, place: Place, error
       const ids = [...m.matchAll(/"([^"]+)"/g)].map((x) => code(x[1]!));
       return change.kind === 'operation-id-changed' ? `its operationId (its name in @payments/types) changed from ${ids[0]} to ${ids[1]}` : `its operationId ${ids[0]} was ${change.kind === 'operation-id-added' ? 'added' : 'removed'}`;
     }
+    case 'path-template-changed': {
+      const [from, to] = [...m.matchAll(/"([^"]+)"/g)].map((x) => code(x[1]!));
+      return `its path template (its key in @payments/types' \`paths\`, with the parameter names) changed from ${from} to ${to}; the requests on the wire are the same`;
+    }
+    case 'schema-component-removed':
+      return `schema ${code(/"([^"]+)"/.exec(m)?.[1] ?? '')}, exported by @payments/types under that name, was removed or renamed; the requests on the wire are the same`;
     case 'operation-product-changed':
       return `moves to another product (${m.replace(/^product tag /, '').replace(' → ', ' to ').replace(/undefined/g, 'none')})`;
     case 'parameter-added-required':

@@ -126,7 +126,7 @@ function placesInWords(change: Change, routes: Map<string, string>): string {
   for (const where of change.where) {
     const place = placeOf(where);
     const part = /parameter/.test(place.part ?? '') || change.kind.startsWith('response-status') ? '' : partInWords(place.part);
-    const operation = place.operation ? linkedOperation(place.operation, routes) : 'the API\'s security schemes';
+    const operation = place.operation ? linkedOperation(place.operation, routes) : change.kind.startsWith('security-') ? 'the API\'s security schemes' : 'the generated types (@payments/types)';
     if (!(byPart.get(part) ?? []).includes(operation)) byPart.set(part, [...(byPart.get(part) ?? []), operation]);
   }
   return [...byPart].map(([part, ops]) => `${ops.join(', ')}${part ? ` (${part})` : ''}`).join('; ');
