@@ -1,4 +1,5 @@
-// What the sandbox serves with the docs (`npm start`, `payments-sandbox`, the docs test): the page at /docs/,
+// What the sandbox serves with the docs (`npm start`, `payments-sandbox`, the docs test): the page at /docs/
+// (the root redirects there),
 // the bundled spec at /openapi.yaml and /openapi.json (the page links them), the favicon, and the docs
 // console's settings at /docs/console.json. Each is read and compressed once when the sandbox starts
 // (static-files.ts); the page comes precompressed from the docs build. The repository serves its build output
@@ -40,6 +41,7 @@ export function siteFiles(site: SiteFiles, settings: Omit<ConsoleSettings, 'sand
   const page: StaticFile = { file: join(site.docsDir, 'index.html'), type: 'text/html; charset=utf-8' };
   const body: ConsoleSettings = { sandbox: true, ...settings };
   return {
+    '/': { redirect: '/docs/', type: 'text/html' }, // a first visit in a browser (it answered the API's 404 JSON)
     '/docs/': page,
     '/docs': page,
     '/openapi.yaml': { file: site.specYaml, type: 'application/yaml; charset=utf-8' },

@@ -21,9 +21,12 @@ export interface StaticFile {
   body?: string | Buffer;
   /** Default `no-cache`: browsers keep it but revalidate (a cheap 304), since a rebuild changes it. */
   cacheControl?: string;
+  /** Instead of a body: a 302 to this path (the site's root leads to the docs). */
+  redirect?: string;
 }
 
 interface Prepared {
+  redirect?: string | undefined;
   type: string;
   cacheControl: string;
   /** One body and ETag per encoding; compressed ones only when they are smaller than the raw bytes. */
@@ -51,6 +54,7 @@ function readRaw(file: string): Buffer {
 }
 
 function prepare(path: string, spec: StaticFile): Prepared {
+  if (spec.redirect !== undefined) return { redirect: spec.redirect, type: spec.type, cacheControl: 'no-cache', variants: new Map() };
   if (spec.file === undefined && spec.body === undefined) throw new Error(`static file ${path}: give a file or a body`);
   let raw: Buffer;
   try {
@@ -117,6 +121,10 @@ export function createStaticFiles(files: Record<string, StaticFile>): StaticFile
       if (prepared.size === 0 || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
       const file = prepared.get(pathOf(req.url ?? '/'));
       if (!file) return false;
+      if (file.redirect !== undefined) {
+        res.writeHead(302, { location: file.redirect, 'content-length': 0 }).end();
+        return true;
+      }
       const encoding = negotiateEncoding(req.headers['accept-encoding'], new Set(file.variants.keys()));
       const common = { vary: 'Accept-Encoding', 'cache-control': file.cacheControl };
       if (!encoding) {

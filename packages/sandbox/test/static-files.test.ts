@@ -51,6 +51,7 @@ beforeAll(async () => {
     '/fresh.txt': { file: join(dir, 'fresh.txt'), type: 'text/plain' },
     '/shipped/': { file: join(dir, 'shipped.html'), type: 'text/html; charset=utf-8' },
     '/console.json': { body: tiny, type: 'application/json', cacheControl: 'no-store' },
+    '/': { redirect: '/docs/', type: 'text/html' },
   });
   server = createServer((req, res) => {
     if (!files.serve(req, res)) res.writeHead(418).end();
@@ -125,6 +126,15 @@ describe('serving', () => {
     expect((await get('/docs/', { 'accept-encoding': 'identity;q=0, *;q=0' })).status).toBe(406);
     expect((await get('/elsewhere')).status).toBe(418);
     expect((await get('/docs/', {}, 'POST')).status).toBe(418);
+  });
+
+  it('redirects a path to another (the site\'s root to its docs), GET and HEAD only', async () => {
+    const root = await get('/');
+    expect(root.status).toBe(302);
+    expect(root.headers.location).toBe('/docs/');
+    expect(root.body.length).toBe(0);
+    expect((await get('/', {}, 'HEAD')).status).toBe(302);
+    expect((await get('/', {}, 'POST')).status).toBe(418);
   });
 
   it('sends a small body raw, with its own Cache-Control', async () => {
