@@ -11,8 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'stale-build-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the build older than its sources', () => {
-  it('is current right after the record, and for a record that is not there', () => {
-    const record = join(dir, 'now.json');
+  it('is current right after the record (written into a folder it makes: a fresh clone has no dist/), and for a record that is not there', () => {
+    const record = join(dir, 'not-yet', 'now.json');
     recordSources(record);
     expect(sourcesChangedSinceBuild(record)).toEqual([]);
     expect(staleBuildMessage(join(dir, 'none.json'))).toBeUndefined();

@@ -3,8 +3,8 @@
 // source file held when it bundled them (recordSources, a SHA-256 per file); this names the files that differ
 // now. By content, not time: a checkout or a copy that rewrites a file unchanged is not an edit.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { root } from './paths.ts';
 
 /** The contract's sources: openapi/ but the released baseline (a release writes it, the gate reads it as it is), and the admin document's. */
@@ -31,6 +31,7 @@ export function sourceDigests(): Record<string, string> {
 
 /** Written by the build when it bundles the spec. */
 export function recordSources(record = sourcesRecord): void {
+  mkdirSync(dirname(record), { recursive: true }); // a fresh clone has no dist/ yet (the docs make it later)
   writeFileSync(record, `${JSON.stringify(sourceDigests(), null, 1)}\n`);
 }
 
