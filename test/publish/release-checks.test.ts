@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseChangeset } from '../../tools/lib/breaking/changesets.ts';
 import { changesetDir } from '../../tools/lib/breaking/gate.ts';
 import { readChangesets } from '../../tools/lib/breaking/changesets.ts';
-import { releaseProblems, releaseState, specChangelogSection, unversionedContractChange, type ReleaseState } from '../../tools/lib/release-checks.ts';
+import { compareVersions, releaseProblems, releaseState, specChangelogSection, unversionedContractChange, type ReleaseState } from '../../tools/lib/release-checks.ts';
 import { registryArgs } from '../../tools/lib/release.ts';
 
 const changeset = (file: string, front: string) => parseChangeset(`---\n${front}\n---\n\nA change.\n`, file);
@@ -29,7 +29,7 @@ describe('the release checks', () => {
 
   it('refuse a changeset that names @payments/spec, naming the file', () => {
     const problems = releaseProblems(state({ changesets: [changeset('.changeset/memo.md', "'@payments/spec': minor\n'@payments/types': minor")] }));
-    expect(problems).toEqual([expect.stringMatching(/^\.changeset\/memo\.md name @payments\/spec, whose version is the document's info\.version/)]);
+    expect(problems).toEqual([expect.stringMatching(/^\.changeset\/memo\.md names @payments\/spec, whose version is the document's info\.version/)]);
   });
 
   it('refuse a new info.version while a dependent of the spec is not released, naming it', () => {
@@ -45,10 +45,20 @@ describe('the release checks', () => {
     expect(releaseProblems(state({ changesets: [] }))).toEqual([expect.stringMatching(/^nothing to release: .*--publish-only/)]);
   });
 
-  it('refuse a contract that changed while info.version did not', () => {
-    expect(unversionedContractChange(6, '1.0.0', '1.0.0')).toMatch(/^the contract changed since the last release \(6 changes, listed above\) but info\.version is still 1\.0\.0: raise it/);
-    expect(unversionedContractChange(6, '1.0.0', '1.1.0')).toBeUndefined();
-    expect(unversionedContractChange(0, '1.0.0', '1.0.0')).toBeUndefined();
+  it('refuse a contract that changed while info.version did not, or broke while its major did not', () => {
+    expect(unversionedContractChange(6, 0, '1.0.0', '1.0.0')).toMatch(/^the contract changed since the last release \(6 changes, listed above\) but info\.version is still 1\.0\.0: raise it/);
+    expect(unversionedContractChange(6, 0, '1.0.0', '1.1.0')).toBeUndefined();
+    expect(unversionedContractChange(0, 0, '1.0.0', '1.0.0')).toBeUndefined();
+    expect(unversionedContractChange(3, 1, '2.1.0', '2.2.0')).toBe('1 breaking change (listed above) and info.version 2.2.0 keeps the major version of 2.1.0: raise it to 3.0.0 at least');
+    expect(unversionedContractChange(3, 1, '2.1.0', '3.0.0')).toBeUndefined();
+  });
+
+  it('refuse an info.version lower than the released one (npm refused it only after the repository was versioned)', () => {
+    const changesets = [changeset('d.md', "'@payments/sandbox': patch\n'@payments/contract-kit': patch\n'@payments/mock': patch")];
+    expect(releaseProblems(state({ specVersion: '2.1.0', infoVersion: '1.5.0', changesets }))).toEqual([
+      "info.version 1.5.0 is lower than @payments/spec's released 2.1.0: a contract version only goes up (npm would refuse it after the repository was versioned)",
+    ]);
+    expect(compareVersions('1.10.0', '1.9.3')).toBeGreaterThan(0);
   });
 
   it("pass this repository's pending changesets and info.version", () => {
@@ -57,12 +67,12 @@ describe('the release checks', () => {
 
   it("write the spec's CHANGELOG section from the gate's changes, breaking ones first", () => {
     const section = specChangelogSection('2.0.0', '1.1.0', [
-      { breaking: false, review: false, kind: 'response-field-added', message: 'Transfer has a new field memo' },
-      { breaking: true, review: false, kind: 'response-field-removed', message: 'Transfer no longer has recipientId' },
+      { breaking: false, line: '- POST /v1/banking/transfers (201 response): new field `memo`.' },
+      { breaking: true, line: '- **Breaking** · POST /v1/banking/transfers (201 response): field `recipientId` removed.' },
     ]);
     expect(section).toBe(
-      "## 2.0.0\n\nThe contract's version 2.0.0 (was 1.1.0). Its changes, as the breaking-change gate found them:\n\n" +
-        '- **Breaking** `response-field-removed`: Transfer no longer has recipientId\n- `response-field-added`: Transfer has a new field memo\n',
+      "## 2.0.0\n\nThe contract's version 2.0.0 (was 1.1.0). Its changes, as the breaking-change gate found them (migration notes: the CHANGELOGs of @payments/types and @payments/client):\n\n" +
+        '- **Breaking** · POST /v1/banking/transfers (201 response): field `recipientId` removed.\n- POST /v1/banking/transfers (201 response): new field `memo`.\n',
     );
   });
 });

@@ -51,11 +51,14 @@ export function releaseProblems(state: ReleaseState): string[] {
   const naming = state.changesets.filter((c) => c.releases.has(SPEC_PACKAGE));
   if (naming.length) {
     problems.push(
-      `${naming.map((c) => shown(c.file)).join(', ')} name ${SPEC_PACKAGE}, whose version is the document's info.version (.changeset/README.md): ` +
+      `${naming.map((c) => shown(c.file)).join(', ')} name${naming.length === 1 ? 's' : ''} ${SPEC_PACKAGE}, whose version is the document's info.version (.changeset/README.md): ` +
         `take that line out, and raise info.version in openapi/openapi.yaml for a contract change`,
     );
   }
   const bumps: Map<string, Bump> = plannedBumps(state.changesets);
+  if (compareVersions(state.infoVersion, state.specVersion) < 0) {
+    problems.push(`info.version ${state.infoVersion} is lower than ${SPEC_PACKAGE}'s released ${state.specVersion}: a contract version only goes up (npm would refuse it after the repository was versioned)`);
+  }
   const specMoves = state.infoVersion !== state.specVersion;
   if (specMoves) {
     const behind = state.specDependents.filter((name) => (bumps.get(name) ?? 'none') === 'none');
@@ -77,17 +80,34 @@ export function releaseProblems(state: ReleaseState): string[] {
  * did not. @payments/spec would not be published again (that version is on the registry), and the sandbox,
  * kit and mock released with it would load the old document.
  */
-export function unversionedContractChange(changes: number, specVersion: string, infoVersion: string): string | undefined {
-  if (changes === 0 || specVersion !== infoVersion) return undefined;
-  return `the contract changed since the last release (${changes} change${changes === 1 ? '' : 's'}, listed above) but info.version is still ${infoVersion}: raise it in openapi/openapi.yaml (minor for additions and loosened bounds, major for a breaking change)`;
+export function unversionedContractChange(changes: number, breaking: number, specVersion: string, infoVersion: string): string | undefined {
+  if (changes > 0 && specVersion === infoVersion) {
+    return `the contract changed since the last release (${changes} change${changes === 1 ? '' : 's'}, listed above) but info.version is still ${infoVersion}: raise it in openapi/openapi.yaml (minor for additions and loosened bounds, major for a breaking change)`;
+  }
+  const major = parseVersion(specVersion)[0] ?? 0;
+  if (breaking > 0 && (parseVersion(infoVersion)[0] ?? 0) <= major) {
+    return `${breaking} breaking change${breaking === 1 ? '' : 's'} (listed above) and info.version ${infoVersion} keeps the major version of ${specVersion}: raise it to ${major + 1}.0.0 at least`;
+  }
+  return undefined;
+}
+
+/** A version's numbers (`1.10.0` → [1, 10, 0]); a pre-release or build suffix is left out. */
+const parseVersion = (version: string): number[] => version.split(/[-+]/)[0]!.split('.').map((n) => Number(n) || 0);
+
+/** Semver order of two versions' numbers: negative when `a` is lower. */
+export function compareVersions(a: string, b: string): number {
+  const [x, y] = [parseVersion(a), parseVersion(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
 }
 
 /**
  * The CHANGELOG section of a new @payments/spec version (`changeset version` writes none: no changeset names
- * it): the contract changes the gate found since the last release, breaking ones first.
+ * it): the contract changes the gate found since the last release, each a line of the docs' changelog
+ * (operation, part, field, what happened; breaking ones first and marked).
  */
-export function specChangelogSection(version: string, from: string, changes: readonly { breaking: boolean; review: boolean; kind: string; message: string }[]): string {
-  const ordered = [...changes].sort((a, b) => Number(b.breaking) - Number(a.breaking));
-  const lines = ordered.map((c) => `- ${c.breaking ? '**Breaking** ' : c.review ? 'Reviewed ' : ''}\`${c.kind}\`: ${c.message}`);
-  return [`## ${version}`, '', `The contract's version ${version} (was ${from}).${lines.length ? ' Its changes, as the breaking-change gate found them:' : ' No change to the contract since the last release.'}`, '', ...lines, ''].join('\n');
+export function specChangelogSection(version: string, from: string, lines: readonly { breaking: boolean; line: string }[]): string {
+  const ordered = [...lines].sort((a, b) => Number(b.breaking) - Number(a.breaking)).map((l) => l.line);
+  const intro = ordered.length ? ' Its changes, as the breaking-change gate found them (migration notes: the CHANGELOGs of @payments/types and @payments/client):' : ' No change to the contract since the last release.';
+  return [`## ${version}`, '', `The contract's version ${version} (was ${from}).${intro}`, '', ...ordered, ''].join('\n');
 }

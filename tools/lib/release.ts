@@ -163,31 +163,58 @@ export const registryArgs = (registry: string | undefined) => (registry ? ['--re
 
 /** Fails fast, before anything is built or versioned, when the registry does not answer. */
 export async function pingRegistry(registry: string | undefined): Promise<void> {
+  // Without --registry, the one npm publishes @payments to: the scope's when the .npmrc names one.
+  const target = registry ?? ((await runTool('npm config get @payments:registry', 'npm', ['config', 'get', '@payments:registry'], { quiet: true })).trim().replace(/^undefined$/, '') || undefined);
   try {
-    await runTool(`npm ping ${registry ?? ''}`.trim(), 'npm', ['ping', ...registryArgs(registry)], { quiet: true });
+    // No retries: a registry that does not answer at once is reported at once (npm's retries took 73 s).
+    await runTool(`npm ping ${target ?? ''}`.trim(), 'npm', ['ping', '--fetch-retries=0', ...registryArgs(target)], { quiet: true });
   } catch (err) {
     const first = err instanceof StepError ? (err.output.split('\n').find((l) => /error/i.test(l)) ?? '').trim() : String(err);
-    throw new StepError('registry', `${registry ?? "npm's configured registry"} does not answer (npm ping: ${first || 'failed'}): nothing was built, versioned or published`);
+    throw new StepError('registry', `${target ?? "npm's configured registry"} does not answer (npm ping: ${first || 'failed'}): nothing was built, versioned or published`);
   }
 }
 
-/** Whether `name@version` is on the registry already (then it is skipped, as `changeset publish` does). */
-async function isPublished(name: string, version: string, registry: string | undefined): Promise<boolean> {
+/** The dependencies of `name@version` as the registry has it, or undefined when that version is not there. */
+async function publishedDependencies(name: string, version: string, registry: string | undefined): Promise<Record<string, string> | undefined> {
   try {
-    const out = await runTool(`npm view ${name}@${version}`, 'npm', ['view', `${name}@${version}`, 'version', ...registryArgs(registry)], { quiet: true });
-    return out.trim() === version;
+    const out = await runTool(`npm view ${name}@${version}`, 'npm', ['view', `${name}@${version}`, 'version', 'dependencies', '--json', ...registryArgs(registry)], { quiet: true });
+    if (!out.trim()) return undefined;
+    const view = JSON.parse(out) as { version?: string; dependencies?: Record<string, string> } | string;
+    return typeof view === 'string' ? {} : (view.dependencies ?? {});
   } catch (err) {
-    if (err instanceof StepError && /E404|404 Not Found|is not in this registry/.test(err.output)) return false;
+    if (err instanceof StepError && /E404|404 Not Found|is not in this registry/.test(err.output)) return undefined;
     throw err;
   }
 }
 
-/** Publishes the checked tarballs in dependency order; skips versions already there. Returns what it did. */
+/** `a` and `b` name the same dependencies at the same ranges. */
+const sameDependencies = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([name, range]) => b[name] === range);
+
+/**
+ * Publishes the checked tarballs in dependency order; skips versions already there, unless the registry's
+ * copy depends on other versions than this one (a sandbox published against an older @payments/spec would go
+ * on serving it: release QA), which fails before anything is published. Returns what it did.
+ */
 export async function publishAll(packed: ReleaseTarball[], registry: string | undefined): Promise<string[]> {
+  const there = new Map<string, Record<string, string> | undefined>();
+  for (const { manifest } of packed) there.set(manifest.name, await publishedDependencies(manifest.name, manifest.version, registry));
+  const drifted = packed.filter(({ manifest }) => {
+    const published = there.get(manifest.name);
+    return published !== undefined && !sameDependencies(published, manifest.dependencies ?? {});
+  });
+  if (drifted.length) {
+    const lines = drifted.map(({ manifest }) => {
+      const published = there.get(manifest.name)!;
+      const differing = Object.keys({ ...published, ...manifest.dependencies }).filter((d) => published[d] !== manifest.dependencies?.[d]);
+      return `${manifest.name}@${manifest.version} is on the registry with ${differing.map((d) => `${d} ${published[d] ?? '(none)'}`).join(', ')}; this build has ${differing.map((d) => `${d} ${manifest.dependencies?.[d] ?? '(none)'}`).join(', ')}`;
+    });
+    throw new StepError('publish', `${lines.join('\n')}\nNothing was published: release ${drifted.length > 1 ? 'them' : 'it'} at a new version (a changeset), then publish.`);
+  }
   const done: string[] = [];
   for (const { manifest, tarball } of packed) {
     const id = `${manifest.name}@${manifest.version}`;
-    if (await isPublished(manifest.name, manifest.version, registry)) {
+    if (there.get(manifest.name) !== undefined) {
       done.push(`${id}: already published, skipped`);
       continue;
     }
@@ -203,6 +230,7 @@ export async function publishAll(packed: ReleaseTarball[], registry: string | un
  * (a dry run) leaves the CHANGELOG as it is. Returns the manifest's text before, for a dry run to put back.
  */
 export function tieSpecVersion(changes?: Parameters<typeof specChangelogSection>[2]): { from: string; to: string; manifest: string } {
+  // `changes`: the docs changelog's line of each contract change (release.ts task), breaking ones marked.
   const file = join(packageDir('spec'), 'package.json');
   const manifest = readFileSync(file, 'utf8');
   const pkg = JSON.parse(manifest) as Manifest;

@@ -17,10 +17,11 @@
 //   8. publish the tarballs, dependencies first, to --registry URL (default: npm's configured registry, the
 //      npm registry unless your .npmrc says otherwise); a version already there is skipped
 //
-// Nothing is published unless 6 and 7 passed for every package. --dry-run does 0-2, 6 and 7: nothing in the
-// repository changes but dist/ and nothing is published. After the gate (2), a contract that changed since
-// the last release while info.version did not is refused (@payments/spec would not be published again, and
-// the sandbox, kit and mock released with it would load the old one). --publish-only does 6-8 on the current build and
+// Nothing is published unless 6 and 7 passed for every package, nor when a version already on the registry
+// depends on other versions than this build's (it would stay as it is). --dry-run does 0-2, 6 and 7: nothing
+// in the repository changes but dist/ and what the build regenerates, and nothing is published. After the gate (2), a contract that changed since
+// the last release while info.version did not (or a breaking one without a new major) is refused
+// (@payments/spec would not be published again, and the sandbox, kit and mock released with it would load the old one). --publish-only does 6-8 on the current build and
 // versions (publishing what an earlier run versioned, e.g. after a registry outage; the registry test runs it).
 // It commits nothing: review `git diff` (versions, CHANGELOGs, consumed changesets, the baseline) and commit.
 //
@@ -37,7 +38,7 @@ import { compilePackages, generateCode } from '../lib/codegen.ts';
 import { buildContract } from '../lib/contract.ts';
 import { buildWorkflows } from '../lib/workflows.ts';
 import { buildDocs } from '../lib/docs.ts';
-import { recordedChanges, recordRelease } from '../lib/docs-changelog.ts';
+import { changeLine, recordedChanges, recordRelease } from '../lib/docs-changelog.ts';
 import type { JsonObject } from '../lib/breaking/json.ts';
 import { PUBLISHED } from '../lib/packages.ts';
 import { bin, bundledJson, root } from '../lib/paths.ts';
@@ -76,7 +77,7 @@ async function versionPackages(): Promise<void> {
   log('\n== 1-2. build and breaking-change gate');
   await build(true);
   const gate = checkBreaking();
-  const unversioned = unversionedContractChange(gate.changes.length, version('spec'), infoVersion());
+  const unversioned = unversionedContractChange(gate.changes.length, gate.breaking.length, version('spec'), infoVersion());
   if (unversioned) throw new StepError('release checks', unversioned);
   const planned = gate.bumps;
   log(`pending changesets plan: ${PUBLISHED.map((d) => `@payments/${d} ${planned.get(`@payments/${d}`) ?? 'none'}`).join(', ')}`);
@@ -89,13 +90,14 @@ async function versionPackages(): Promise<void> {
   log('\n== 3. changeset version');
   const out = await runTool('changeset version (apply pending changesets: versions, CHANGELOGs)', bin('changeset'), ['version']);
   if (out.trim()) log(out.trim());
-  const spec = tieSpecVersion(gate.changes);
+  const [newDoc, oldDoc] = [bundledJson, baselinePath].map((file) => JSON.parse(readFileSync(file, 'utf8')) as JsonObject); // the baseline is still the last release's
+  const recorded = recordedChanges(gate.changes, newDoc!, oldDoc!);
+  const spec = tieSpecVersion(recorded.map((c) => ({ breaking: c.breaking, line: changeLine(c, { routes: new Map() }) })));
   if (spec.from !== spec.to) log(`  @payments/spec: version := the document's info.version ${spec.to} (its CHANGELOG: the contract changes)`);
   for (const dir of PUBLISHED) log(`  @payments/${dir}: ${before[dir]} → ${version(dir)}`);
   // The docs' changelog lists this release with the contract changes the gate found (tools/lib/docs-changelog.ts).
   const released = PUBLISHED.filter((dir) => before[dir] !== version(dir));
-  const [newDoc, oldDoc] = [bundledJson, baselinePath].map((file) => JSON.parse(readFileSync(file, 'utf8')) as JsonObject); // the baseline is still the last release's
-  recordRelease({ versions: Object.fromEntries(released.map((dir) => [`@payments/${dir}`, version(dir)])), date: new Date().toISOString(), changes: recordedChanges(gate.changes, newDoc!, oldDoc!) });
+  recordRelease({ versions: Object.fromEntries(released.map((dir) => [`@payments/${dir}`, version(dir)])), date: new Date().toISOString(), changes: recorded });
 
   log('\n== 4. rebuild at the new versions');
   await build(false);
