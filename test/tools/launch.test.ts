@@ -67,3 +67,23 @@ describe('tools/launch.mjs <file.ts>', () => {
     expect(run.output).toContain('no such file: packages/no-such-file.ts');
   });
 });
+
+describe('npm start with a PORT that is taken', () => {
+  it('says so before it builds anything', async () => {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as import('node:net').AddressInfo).port;
+    try {
+      const env = { ...process.env, PORT: String(port) };
+      delete env.VITEST;
+      const run = spawnSync(process.execPath, [join(root, 'tools', 'launch.mjs'), 'start'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+      const output = `${run.stdout}${run.stderr}`;
+      expect(run.status, output).toBe(1);
+      expect(output).toContain(`PORT=${port}: port ${port} on 127.0.0.1 is in use`);
+      expect(output).not.toContain('redocly'); // nothing was linted or bundled first
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});

@@ -6,6 +6,7 @@
 // server and the store and exits 0. The same first run as the package's `payments-sandbox` (serveSandbox),
 // serving this repository's build output instead of the package's copy of the docs.
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { jsonLogger } from '../../packages/sandbox/src/http.ts';
 import { banner, PortInUse, serveSandbox } from '../../packages/sandbox/src/serve.ts';
@@ -20,6 +21,8 @@ import { log, main, step, StepError } from '../lib/steps.ts';
 await main(async () => {
   const stop = stopSignals();
   const wanted = parsePort(process.env.PORT, 8080, 'PORT');
+  // A PORT you set is held to: when it is taken, say so now, not after the build (new-contributor QA).
+  if (process.env.PORT !== undefined && wanted !== 0 && !(await portFree(wanted))) throw portInUse(wanted);
   await buildContract();
   await buildWorkflows();
   await buildDocs();
@@ -35,7 +38,7 @@ await main(async () => {
       logger: jsonLogger((text) => process.stderr.write(text)),
       site: { docsDir, specJson: bundledJson, specYaml: bundledYaml },
     }).catch((err: unknown) => {
-      if (err instanceof PortInUse) throw new StepError('start', `PORT=${err.port}: port ${err.port} on 127.0.0.1 is in use: stop what holds it, or pick another PORT (0 = any free port)`);
+      if (err instanceof PortInUse) throw portInUse(err.port);
       throw err;
     }),
   );
@@ -46,3 +49,16 @@ await main(async () => {
   await step('stop the sandbox', () => served.close());
   log(`stopped on ${reason.kind === 'signal' ? reason.signal : reason.name}`);
 });
+
+function portInUse(port: number): StepError {
+  return new StepError('start', `PORT=${port}: port ${port} on 127.0.0.1 is in use: stop what holds it, or pick another PORT (0 = any free port)`);
+}
+
+/** Whether 127.0.0.1:port can be listened on now (a listener opened and closed at once). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
