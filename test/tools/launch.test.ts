@@ -75,7 +75,7 @@ describe('npm start with a PORT that is taken', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as import('node:net').AddressInfo).port;
     try {
-      const env = { ...process.env, PORT: String(port) };
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
       delete env.VITEST;
       const run = spawnSync(process.execPath, [join(root, 'tools', 'launch.mjs'), 'start'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
       const output = `${run.stdout}${run.stderr}`;

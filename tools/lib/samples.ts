@@ -3,9 +3,10 @@
 // template with $BASE_URL, $API_KEY and placeholders such as $RECIPIENT_ID). The docs show the lines between
 // `// sample:start` and `// sample:end` (`# sample:…` in shell; no markers = the whole file), dedented.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { operations, type Json, type JsonObject, type OpenApiDocument } from '@payments/spec';
 import { root } from './paths.ts';
+import { StepError } from './steps.ts';
 
 export const samplesDir = join(root, 'openapi', 'samples');
 
@@ -61,7 +62,7 @@ function dedent(lines: string[]): string[] {
 export function samplesFor(operationId: string): CodeSample[] {
   const paths = samplePaths(operationId);
   for (const file of Object.values(paths)) {
-    if (!existsSync(file)) throw new Error(`no code sample for ${operationId}: ${file} is missing (every operation needs a .ts and a .curl.sh sample)`);
+    if (!existsSync(file)) throw new StepError('code samples', `no code sample for ${operationId}: ${relative(root, file)} is missing (every operation needs a .ts and a .curl.sh sample in openapi/samples/; README, "Changing the contract")`);
   }
   const [curl, typescript] = SAMPLE_LANGUAGES;
   return [

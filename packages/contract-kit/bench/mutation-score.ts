@@ -44,7 +44,15 @@ export async function runAgainst(mutant: Mutant | undefined, seed: number, runs 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seeds: { type: 'string' }, mutants: { type: 'string' }, json: { type: 'string' } } });
+  let values: { seeds?: string; mutants?: string; json?: string };
+  try {
+    ({ values } = parseArgs({ options: { seeds: { type: 'string' }, mutants: { type: 'string' }, json: { type: 'string' } } }));
+  } catch (err) {
+    // --help, or an option it does not know: the usage, not a stack trace (new-contributor QA).
+    const help = process.argv.slice(2).some((a) => a === '--help' || a === '-h');
+    (help ? process.stdout : process.stderr).write(`${help ? '' : `${(err as Error).message}\n`}usage: node tools/launch.mjs packages/contract-kit/bench/mutation-score.ts [--seeds 1,2,3,4,5] [--mutants a,b] [--json FILE]\n`);
+    process.exit(help ? 0 : 2);
+  }
   const seeds = (values.seeds ?? '1,2,3,4,5').split(',').map(Number);
   const wanted = values.mutants?.split(',');
   const mutants = MUTANTS.filter((m) => !wanted || wanted.includes(m.name));
