@@ -29,6 +29,7 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../../tools/lib/
 import { freePort } from '../../tools/lib/prism.ts';
 import { nodeBinDir, NODE_LINES, startLocalRegistry, type LocalRegistry, type NodeLine } from '../../tools/lib/registry.ts';
 import { run, start, type Outcome } from './support.ts';
+import { infoVersion } from '../../tools/lib/release-checks.ts';
 
 const PACKAGES = ['spec', 'types', 'client', 'sandbox', 'contract-kit', 'mock'] as const;
 const ADMIN_TOKEN = 'adm_registry_test_token_0123456789';
@@ -39,8 +40,10 @@ const guide = readFileSync(join(root, 'openapi', 'guides', 'test-your-integratio
 let registry: LocalRegistry | undefined;
 let pg: ThrowawayPostgres | undefined;
 const installs = new Map<NodeLine, Outcome>();
+// The versions the release publishes: each package's own, but @payments/spec's, which is the document's info.version
+// (the release packs it so, also with --publish-only; tools/lib/release.ts, tieSpecVersion).
 const versions = Object.fromEntries(
-  PACKAGES.map((dir) => [`@payments/${dir}`, (JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as { version: string }).version]),
+  PACKAGES.map((dir) => [`@payments/${dir}`, dir === 'spec' ? infoVersion() : (JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8')) as { version: string }).version]),
 );
 
 // ---- the capability × Node table -------------------------------------------------------------------------
