@@ -35,7 +35,7 @@ describe('the release checks', () => {
   it('refuse a new info.version while a dependent of the spec is not released, naming it', () => {
     const changesets = [changeset('b.md', "'@payments/types': minor\n'@payments/sandbox': patch\n'@payments/mock': patch")];
     expect(releaseProblems(state({ infoVersion: '2.0.0', changesets }))).toEqual([
-      'info.version moves @payments/spec from 1.0.0 to 2.0.0, and @payments/contract-kit depend on it: add a changeset releasing it (patch at least), or the version already published keeps the old contract',
+      'info.version moves @payments/spec from 1.0.0 to 2.0.0, and @payments/contract-kit depends on it: add a changeset releasing it (patch at least), or the version already published keeps the old contract',
     ]);
     const all = [changeset('c.md', "'@payments/sandbox': patch\n'@payments/contract-kit': patch\n'@payments/mock': patch")];
     expect(releaseProblems(state({ infoVersion: '2.0.0', changesets: all }))).toEqual([]);

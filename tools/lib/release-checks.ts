@@ -64,7 +64,7 @@ export function releaseProblems(state: ReleaseState): string[] {
     const behind = state.specDependents.filter((name) => (bumps.get(name) ?? 'none') === 'none');
     if (behind.length) {
       problems.push(
-        `info.version moves ${SPEC_PACKAGE} from ${state.specVersion} to ${state.infoVersion}, and ${behind.join(', ')} depend on it: ` +
+        `info.version moves ${SPEC_PACKAGE} from ${state.specVersion} to ${state.infoVersion}, and ${behind.join(', ')} depend${behind.length === 1 ? 's' : ''} on it: ` +
           `add a changeset releasing ${behind.length > 1 ? 'each' : 'it'} (patch at least), or the version already published keeps the old contract`,
       );
     }

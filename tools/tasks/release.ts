@@ -18,11 +18,12 @@
 //      npm registry unless your .npmrc says otherwise); a version already there is skipped
 //
 // Nothing is published unless 6 and 7 passed for every package, nor when a version already on the registry
-// depends on other versions than this build's (it would stay as it is). --dry-run does 0-2, 6 and 7: nothing
-// in the repository changes but dist/ and what the build regenerates, and nothing is published. After the gate (2), a contract that changed since
-// the last release while info.version did not (or a breaking one without a new major) is refused
-// (@payments/spec would not be published again, and the sandbox, kit and mock released with it would load the old one). --publish-only does 6-8 on the current build and
-// versions (publishing what an earlier run versioned, e.g. after a registry outage; the registry test runs it).
+// depends on other versions than this build's (it would stay as it is). After the gate (2), a contract that
+// changed since the last release while info.version did not, or broke while its major did not, is refused:
+// @payments/spec would not be published again, and the sandbox, kit and mock released with it would load the
+// old one. --dry-run does 0-2, 6 and 7: nothing in the repository changes but dist/ and what the build
+// regenerates, and nothing is published. --publish-only does 6-8 on the current build and versions
+// (publishing what an earlier run versioned, e.g. after a registry outage; the registry test runs it).
 // It commits nothing: review `git diff` (versions, CHANGELOGs, consumed changesets, the baseline) and commit.
 //
 // The rebuild in step 4 leaves the gate out on purpose: after `changeset version` the changesets that
