@@ -29,6 +29,12 @@ describe('tools/launch.mjs options', () => {
     expect(run.output).not.toContain('== 0.'); // nothing ran
   });
 
+  it('answers options that exclude each other with a usage line and exit 2, as any wrong command line', () => {
+    const run = launch('release', '--', '--dry-run', '--publish-only');
+    expect(run.status, run.output).toBe(2);
+    expect(run.output).toContain('--dry-run and --publish-only exclude each other');
+  });
+
   it('answers an unknown option with a usage line and exit 2', () => {
     const run = launch('breaking', '--', '--bogus');
     expect(run.status, run.output).toBe(2);

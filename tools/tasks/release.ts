@@ -127,7 +127,10 @@ function packReport(packed: ReleaseTarball[], sizes: Map<string, number>): strin
 }
 
 await main(async () => {
-  if (dryRun && publishOnly) throw new StepError('release', '--dry-run and --publish-only exclude each other');
+  if (dryRun && publishOnly) {
+    log('✗ --dry-run and --publish-only exclude each other; --help prints the options');
+    process.exit(2); // a wrong command line, as for an unknown option
+  }
   const started = performance.now();
   const mode = dryRun ? ' (DRY RUN: no changeset version, no baseline written, nothing published)' : publishOnly ? ' (PUBLISH ONLY: the current build and versions)' : '';
   log(`release${mode}: ${PUBLISHED.map((d) => `@payments/${d}@${version(d)}`).join(', ')} → ${registry ?? "npm's configured registry"}`);
