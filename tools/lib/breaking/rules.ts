@@ -13,7 +13,7 @@
 //
 // Three verdicts: breaking (needs a major release of @payments/types and @payments/client), non-breaking, and
 // `review: true`, a change whose effect the comparer cannot prove (two different regexes): the gate passes it
-// only when a pending changeset acknowledges its JSON pointer (`Reviewed: <pointer>`), or in a major release.
+// only when a pending changeset acknowledges its JSON pointer (`Reviewed: <pointer> (<id>)`), or in a major release.
 //
 // A change's JSON pointer is the node that changed in the NEW document, or in the OLD one when the node was
 // removed. Through a `$ref` it is the referenced definition (e.g. /components/schemas/Nickname/maxLength),
@@ -80,7 +80,7 @@ export const RULES = {
   'request-enum-value-added': { breaking: false, why: 'one more accepted value; existing requests are unaffected' },
   'request-pattern-added': { breaking: true, why: 'a pattern where there was none rejects values accepted before' },
   'request-pattern-widened': { breaking: false, why: 'provably accepts every value the old pattern did: the new pattern is an alternation with every alternative of the old one (patterns.ts)' },
-  'request-pattern-changed': { breaking: false, review: true, why: 'two different regular expressions: whether the new one accepts everything the old one did is not decided by the comparer; acknowledge it in a changeset (`Reviewed: <pointer>`) after checking, or release as major' },
+  'request-pattern-changed': { breaking: false, review: true, why: 'two different regular expressions: whether the new one accepts everything the old one did is not decided by the comparer; acknowledge it in a changeset (`Reviewed: <pointer> (<id>)`) after checking, or release as major' },
   'request-pattern-removed': { breaking: false, why: 'no pattern: every value accepted before still is' },
   'request-bound-tightened': { breaking: true, why: 'a raised minimum, a lowered maximum, a new bound or a stricter multipleOf rejects values accepted before' },
   'request-bound-loosened': { breaking: false, why: 'a lowered minimum, a raised maximum or a removed bound accepts everything accepted before' },
