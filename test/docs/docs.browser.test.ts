@@ -506,8 +506,12 @@ describe('the rendered docs (headless Chromium)', () => {
       expect(await endpoint()).toContain('no operation to send');
       expect(await launcher().isHidden()).toBe(true);
       await tab.mouse.move(600, 500);
+      // Each step waits for the page to have scrolled (up to 2 s): on a loaded machine a fixed pause let wheel
+      // events pile up unhandled, and 40 steps did not reach the operation (CI on ef1b1e2).
       for (let i = 0; i < 40 && !(await endpoint()).includes(pathOf('issueCard')); i++) {
+        const before = await tab.evaluate(() => window.scrollY);
         await tab.mouse.wheel(0, 300);
+        await tab.waitForFunction((y) => window.scrollY !== y, before, { timeout: 2_000 }).catch(() => undefined);
         await tab.waitForTimeout(150);
       }
       expect(await endpoint(), 'scrolling down the Cards overview reaches "Issue a card"').toContain(pathOf('issueCard'));
@@ -515,6 +519,8 @@ describe('the rendered docs (headless Chromium)', () => {
     });
 
     it('keyboard: the first Tab reaches a skip link to the console; Escape closes it and gives focus back', async () => {
+      // On an operation's page of its own, whatever page the test before left (a guide shows no launcher).
+      await sidebar('Cards', summary('issueCard'));
       await tab.reload({ waitUntil: 'load' });
       await launcher().waitFor({ state: 'visible', timeout: WAIT_MS * 2 });
       await tab.keyboard.press('Tab');
